@@ -1,0 +1,8 @@
+from django.urls import path
+
+from accounts.api.views import AccessLogView, UsageView
+
+urlpatterns = [
+    path("usage", UsageView.as_view(), name="usage"),
+    path("access-log", AccessLogView.as_view(), name="access-log"),
+]

@@ -1,0 +1,114 @@
+"""In-flight ceilings: a customer's own slots (2 assessments, 6 screenings) and the shared
+service pool. Slots expire, so a crashed request never leaks one.
+
+Redis: a sorted set per pool, member = slot token, score = expiry; one Lua script prunes
+expired members and claims atomically. Embedded default: the same in process memory.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from accounts.shared_state import process_lock, redis_client
+from config.api.errors import ApiError
+
+SCREENING_SLOTS = 6
+ASSESSMENT_SLOTS = 2
+SLOT_TTL_SECONDS = 60
+
+_CLAIM = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+  redis.call('EXPIRE', KEYS[1], ARGV[5])
+  return 1
+end
+return 0
+"""
+
+_local_pools: dict[str, dict[str, float]] = {}
+
+
+@dataclass(frozen=True)
+class Slot:
+    pool: str
+    token: str
+
+
+def try_claim(pool: str, limit: int, ttl: int = SLOT_TTL_SECONDS) -> Slot | None:
+    now = time.time()
+    token = secrets.token_hex(8)
+    client = redis_client()
+    if client is not None:
+        claimed = client.eval(_CLAIM, 1, f"slots:{pool}", now, limit, now + ttl, token, ttl + 5)
+        return Slot(pool, token) if claimed else None
+    with process_lock:
+        members = _local_pools.setdefault(pool, {})
+        for expired in [t for t, expiry in members.items() if expiry <= now]:
+            del members[expired]
+        if len(members) >= limit:
+            return None
+        members[token] = now + ttl
+    return Slot(pool, token)
+
+
+def release(slot: Slot) -> None:
+    client = redis_client()
+    if client is not None:
+        client.zrem(f"slots:{slot.pool}", slot.token)
+        return
+    with process_lock:
+        _local_pools.get(slot.pool, {}).pop(slot.token, None)
+
+
+def in_use(pool: str) -> int:
+    now = time.time()
+    client = redis_client()
+    if client is not None:
+        return int(client.zcount(f"slots:{pool}", now, "+inf"))
+    with process_lock:
+        return sum(1 for expiry in _local_pools.get(pool, {}).values() if expiry > now)
+
+
+@contextmanager
+def customer_slot(kind: str, account_id: str, environment: str) -> Iterator[None]:
+    """Hold one of the customer's own slots and one of the service pool's, or raise 429."""
+    limit = SCREENING_SLOTS if kind == "screening" else ASSESSMENT_SLOTS
+    own = try_claim(f"{kind}:{account_id}:{environment}", limit)
+    if own is None:
+        raise ApiError(
+            429,
+            "concurrency_limit",
+            f"More than {limit} {kind}s in flight for this account; stop parallelising and retry shortly.",
+            headers={"Retry-After": "1"},
+        )
+    shared = try_claim(f"service:{kind}", settings.SERVICE_POOL_SIZE)
+    if shared is None:
+        release(own)
+        raise ApiError(
+            429,
+            "service_concurrency_limit",
+            "The shared service pool is full; retry shortly. Reducing your fan-out does not help.",
+            headers={"Retry-After": "2"},
+        )
+    try:
+        yield
+    finally:
+        release(shared)
+        release(own)
+
+
+def reset_all() -> None:
+    """Drop every slot (tests)."""
+    client = redis_client()
+    if client is not None:
+        for key in client.scan_iter("slots:*"):
+            client.delete(key)
+    with process_lock:
+        _local_pools.clear()

@@ -1,0 +1,186 @@
+"""Accounts, API keys, metering, idempotency, the access log and the operator switches."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.db import models
+from django.utils import timezone
+
+from config.api.ids import new_id
+
+ENV_TEST = "test"
+ENV_LIVE = "live"
+ENVIRONMENTS = [(ENV_TEST, "test"), (ENV_LIVE, "live")]
+
+PLAN_FREE = "free"
+PLAN_PAID = "paid"
+PLANS = [(PLAN_FREE, "free"), (PLAN_PAID, "paid")]
+
+ENTITLEMENT_ACTIVE = "active"
+ENTITLEMENT_INACTIVE = "inactive"
+ENTITLEMENTS = [(ENTITLEMENT_ACTIVE, "active"), (ENTITLEMENT_INACTIVE, "inactive")]
+
+# Contract part 5 scope table; new keys carry every scope.
+ALL_SCOPES = (
+    "vessel:screen",
+    "vessel:monitor",
+    "cargo:screen",
+    "voyage:score",
+    "voyage:monitor",
+    "webhooks:manage",
+    "usage:read",
+    "logs:read",
+)
+
+
+def _account_id() -> str:
+    return new_id("acc")
+
+
+def _key_id() -> str:
+    return new_id("key")
+
+
+class Account(models.Model):
+    id = models.CharField(primary_key=True, max_length=40, default=_account_id, editable=False)
+    email = models.EmailField(unique=True)
+    name = models.CharField(max_length=200, blank=True)
+    plan = models.CharField(max_length=10, choices=PLANS, default=PLAN_FREE)
+    opened_on = models.DateField(default=date.today)
+    entitlement = models.CharField(max_length=10, choices=ENTITLEMENTS, default=ENTITLEMENT_ACTIVE)
+    pilot_screening_total = models.PositiveIntegerField(
+        null=True, blank=True, help_text="A pilot's own one-time live screening total; overrides the plan allowance."
+    )
+    appended_digit_correction = models.BooleanField(
+        default=False, help_text="Screen the first seven digits of an 8-digit IMO whose pipeline appends a digit."
+    )
+    paused_reason = models.CharField(max_length=300, blank=True, help_text="Non-empty: the account is paused (402).")
+    paused_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.email
+
+    @property
+    def is_paused(self) -> bool:
+        return bool(self.paused_reason)
+
+
+class ApiKey(models.Model):
+    """Stored only as an HMAC of the secret under a server pepper, plus a lookup prefix."""
+
+    id = models.CharField(primary_key=True, max_length=40, default=_key_id, editable=False)
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="keys")
+    environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
+    label = models.CharField(max_length=100, blank=True)
+    lookup = models.CharField(max_length=16, unique=True, help_text="First characters of the secret part.")
+    secret_hash = models.CharField(max_length=64)
+    pepper_id = models.CharField(max_length=16)
+    scopes = models.JSONField(default=list)
+    allowed_ips = models.JSONField(default=list, blank=True, help_text="IPs or CIDR ranges (v4/v6); empty: any.")
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.display_prefix}… ({self.account.email})"
+
+    @property
+    def display_prefix(self) -> str:
+        return f"svc_{self.environment}_{self.lookup}"
+
+
+class QuotaCounter(models.Model):
+    """Units drawn on one allowance in one period. period is 'YYYY-MM' or 'once'."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="quota_counters")
+    environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
+    kind = models.CharField(max_length=12)  # screening | assessment
+    period = models.CharField(max_length=7)
+    used = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["account", "environment", "kind", "period"], name="uniq_quota_counter")
+        ]
+
+
+class MeteringEvent(models.Model):
+    """One screening (charged or not) — the history pace and quota_pace are computed from."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="metering_events")
+    environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
+    kind = models.CharField(max_length=12)
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+    imo = models.CharField(max_length=16, blank=True)
+    units = models.SmallIntegerField(default=1)
+
+    class Meta:
+        indexes = [models.Index(fields=["account", "kind", "at"])]
+
+
+class IdempotencyRecord(models.Model):
+    STATE_RUNNING = "running"
+    STATE_COMPLETED = "completed"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE)
+    environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)
+    state = models.CharField(max_length=10, default=STATE_RUNNING)
+    owner = models.CharField(max_length=64, help_text="Process that claimed the key, released on shutdown.")
+    status_code = models.PositiveSmallIntegerField(null=True)
+    headers = models.JSONField(default=dict)
+    body = models.BinaryField(null=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["account", "environment", "key"], name="uniq_idempotency_key")
+        ]
+
+
+class AccessLogEntry(models.Model):
+    account = models.ForeignKey(Account, on_delete=models.CASCADE)
+    environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
+    id = models.CharField(primary_key=True, max_length=40)
+    at = models.DateTimeField()
+    method = models.CharField(max_length=8)
+    path = models.CharField(max_length=500)
+    status = models.PositiveSmallIntegerField()
+    code = models.CharField(max_length=40, blank=True)
+    request_id = models.CharField(max_length=128)
+    key_prefix = models.CharField(max_length=32)
+    client_ip = models.GenericIPAddressField(null=True)
+    duration_ms = models.FloatField()
+    units_charged = models.SmallIntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["account", "environment", "at"])]
+        verbose_name_plural = "access log entries"
+
+
+class ServiceSwitches(models.Model):
+    """Operator pause switches (a single row, edited in the admin)."""
+
+    api_paused = models.BooleanField(default=False, help_text="Keyed API answers 503 api_paused.")
+    api_paused_retry_after = models.PositiveIntegerField(default=300)
+    keyless_paused = models.BooleanField(default=False, help_text="Keyless check answers 503 keyless_paused.")
+    keyless_paused_retry_after = models.PositiveIntegerField(default=300)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "service switches"
+        verbose_name_plural = "service switches"
+
+    def __str__(self) -> str:
+        return "Service switches"

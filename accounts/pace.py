@@ -1,0 +1,66 @@
+"""Free-account pause (contract part 7 rule 5): bursts and register walking.
+
+A free account is paused when it runs more than 250 screenings in any ten minutes (live
+and test together), or when most of its last 40 screenings step through IMO numbers each
+within 200 of the one before. An operator lifts the pause in the admin.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.utils import timezone
+
+from accounts.models import PLAN_FREE, Account, MeteringEvent
+from config.api.errors import ApiError
+
+BURST_LIMIT = 250
+BURST_WINDOW = timedelta(minutes=10)
+WALK_WINDOW = 40
+WALK_STEP = 200
+
+
+def paused_error(account: Account) -> ApiError:
+    return ApiError(
+        402,
+        "quota_exhausted",
+        f"This account is paused: {account.paused_reason} Nothing ran and nothing was charged. "
+        "Write to support to have an operator lift the pause; GET reads and replays still work.",
+    )
+
+
+def ensure_not_paused(account: Account) -> None:
+    if account.is_paused:
+        raise paused_error(account)
+
+
+def is_register_walk(imos: list[int]) -> bool:
+    """Most consecutive pairs of the window step by 1..200 (a walk through a register)."""
+    if len(imos) < WALK_WINDOW:
+        return False
+    pairs = zip(imos, imos[1:], strict=False)
+    steps = sum(1 for previous, current in pairs if 0 < abs(current - previous) <= WALK_STEP)
+    return steps > (len(imos) - 1) / 2
+
+
+def evaluate(account: Account, now: datetime | None = None) -> str | None:
+    """After a screening: pause a free account that crossed either line; returns the reason."""
+    if account.plan != PLAN_FREE or account.is_paused:
+        return None
+    now = now or timezone.now()
+    screenings = MeteringEvent.objects.filter(account=account, kind="screening")
+    reason = None
+    if screenings.filter(at__gt=now - BURST_WINDOW).count() > BURST_LIMIT:
+        reason = f"more than {BURST_LIMIT} screenings in ten minutes."
+    else:
+        recent = list(screenings.order_by("-at", "-id").values_list("imo", flat=True)[:WALK_WINDOW])
+        numbers = [int(imo) for imo in reversed(recent) if imo.isdigit()]
+        if len(numbers) == WALK_WINDOW and is_register_walk(numbers):
+            reason = (
+                f"most of the last {WALK_WINDOW} screenings step through IMO numbers "
+                f"within {WALK_STEP} of each other."
+            )
+    if reason:
+        Account.objects.filter(pk=account.pk, paused_reason="").update(paused_reason=reason, paused_at=now)
+        account.paused_reason, account.paused_at = reason, now
+    return reason

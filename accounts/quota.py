@@ -1,0 +1,207 @@
+"""Allowances (contract part 8), atomic charging, and what the quota notices need.
+
+Charging is a conditional UPDATE (used + units <= limit) inside the caller's transaction,
+so a unit is never lost or counted twice under concurrency, and an INCOMPLETE is simply
+never charged (the refund and the charge are the same transaction that writes nothing).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from accounts.models import ENV_LIVE, Account, MeteringEvent, QuotaCounter
+from config.api.errors import ApiError
+from config.api.timefmt import rfc3339
+
+KIND_SCREENING = "screening"
+KIND_ASSESSMENT = "assessment"
+ONCE = "once"
+
+NEW_ACCOUNT_CUTOFF = date(2026, 10, 1)
+GRANDFATHERED_WEEK_END = date(2026, 10, 7)
+WARNING_FRACTION = 0.8
+TEST_MAX_ROUTES = 10
+LIVE_MAX_ROUTES = 10
+
+
+@dataclass(frozen=True)
+class Allowance:
+    kind: str
+    environment: str
+    limit: int
+    period: str  # 'YYYY-MM' or 'once'
+    resets_at: datetime | None  # None on a one-time allowance
+
+    @property
+    def one_time(self) -> bool:
+        return self.period == ONCE
+
+
+@dataclass(frozen=True)
+class QuotaState:
+    allowance: Allowance
+    used: int
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.allowance.limit - self.used)
+
+    def headers(self) -> dict[str, str]:
+        headers = {"X-Service-Quota-Limit": str(self.allowance.limit), "X-Service-Quota-Remaining": str(self.remaining)}
+        if self.allowance.resets_at is not None:
+            headers["X-Service-Quota-Reset"] = rfc3339(self.allowance.resets_at)
+        return headers
+
+    def as_dict(self) -> dict:
+        return {
+            "used": self.used,
+            "limit": self.allowance.limit,
+            "remaining": self.remaining,
+            "one_time": self.allowance.one_time,
+            "resets_at": rfc3339(self.allowance.resets_at),
+        }
+
+
+def _month_start(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+
+
+def next_month_start(moment: datetime) -> datetime:
+    start = _month_start(moment)
+    return (start + timedelta(days=32)).replace(day=1)
+
+
+def allowance_for(account: Account, environment: str, kind: str, now: datetime | None = None) -> Allowance:
+    now = now or timezone.now()
+    monthly_period = now.astimezone(UTC).strftime("%Y-%m")
+    resets = next_month_start(now)
+    if kind == KIND_ASSESSMENT:
+        limit = 10_000 if environment == ENV_LIVE else 1_000
+        return Allowance(kind, environment, limit, monthly_period, resets)
+    if environment != ENV_LIVE:
+        return Allowance(kind, environment, 500, monthly_period, resets)
+    if account.pilot_screening_total is not None:
+        return Allowance(kind, environment, account.pilot_screening_total, ONCE, None)
+    if account.opened_on < NEW_ACCOUNT_CUTOFF:
+        return Allowance(kind, environment, 5_000, monthly_period, resets)
+    if account.opened_on <= GRANDFATHERED_WEEK_END:
+        return Allowance(kind, environment, 5_000, ONCE, None)
+    return Allowance(kind, environment, 2_000, ONCE, None)
+
+
+def current_state(account: Account, environment: str, kind: str, now: datetime | None = None) -> QuotaState:
+    allowance = allowance_for(account, environment, kind, now)
+    used = (
+        QuotaCounter.objects.filter(account=account, environment=environment, kind=kind, period=allowance.period)
+        .values_list("used", flat=True)
+        .first()
+    )
+    return QuotaState(allowance, used or 0)
+
+
+def exhausted_error(state: QuotaState, now: datetime | None = None) -> ApiError:
+    now = now or timezone.now()
+    allowance = state.allowance
+    what = "screening" if allowance.kind == KIND_SCREENING else "voyage assessment"
+    if allowance.one_time:
+        reset_text = "This is a one-time allowance and does not reset."
+        headers: dict[str, str] = {}
+    else:
+        reset_text = f"It resets at {rfc3339(allowance.resets_at)}."
+        headers = {"Retry-After": str(max(1, math.ceil((allowance.resets_at - now).total_seconds())))}
+    headers.update(state.headers())
+    return ApiError(
+        402,
+        "quota_exhausted",
+        f"The {allowance.environment} {what} allowance is used: {state.used}/{allowance.limit}. {reset_text} "
+        "Nothing ran and nothing was charged. Still working: replays of answered Idempotency-Keys, every GET of "
+        "existing screenings and assessments, and test keys.",
+        headers=headers,
+    )
+
+
+def ensure_available(account: Account, environment: str, kind: str, units: int = 1) -> QuotaState:
+    """Refuse (402) before anything runs when the allowance cannot cover `units`."""
+    state = current_state(account, environment, kind)
+    if state.remaining < units:
+        raise exhausted_error(state)
+    return state
+
+
+def charge(account: Account, environment: str, kind: str, units: int = 1, imo: str = "") -> QuotaState:
+    """Draw units atomically; call inside the transaction that writes the charged result."""
+    allowance = allowance_for(account, environment, kind)
+    with transaction.atomic():
+        counter, _ = QuotaCounter.objects.get_or_create(
+            account=account, environment=environment, kind=kind, period=allowance.period
+        )
+        if units:
+            updated = QuotaCounter.objects.filter(pk=counter.pk, used__lte=allowance.limit - units).update(
+                used=F("used") + units
+            )
+            if not updated:
+                raise exhausted_error(current_state(account, environment, kind))
+        MeteringEvent.objects.create(account=account, environment=environment, kind=kind, imo=imo, units=units)
+    return current_state(account, environment, kind)
+
+
+def refund(account: Account, environment: str, kind: str, units: int = 1) -> QuotaState:
+    allowance = allowance_for(account, environment, kind)
+    QuotaCounter.objects.filter(
+        account=account, environment=environment, kind=kind, period=allowance.period, used__gte=units
+    ).update(used=F("used") - units)
+    return current_state(account, environment, kind)
+
+
+def warning_due(state: QuotaState) -> bool:
+    """quota_warning: at least 80% of the live screening allowance used."""
+    allowance = state.allowance
+    return (
+        allowance.kind == KIND_SCREENING
+        and allowance.environment == ENV_LIVE
+        and allowance.limit > 0
+        and state.used >= WARNING_FRACTION * allowance.limit
+    )
+
+
+@dataclass(frozen=True)
+class PaceProjection:
+    projected_exhaustion: date
+    per_day: float
+    used: int
+    limit: int
+    trailing_7_day_count: int
+
+
+def pace_projection(account: Account, state: QuotaState, now: datetime | None = None) -> PaceProjection | None:
+    """quota_pace: the trailing seven-day rate exhausts the month's allowance before reset.
+
+    Quiet once quota_warning applies, under three days of history, and on one-time allowances.
+    """
+    now = now or timezone.now()
+    allowance = state.allowance
+    if allowance.one_time or warning_due(state) or allowance.resets_at is None:
+        return None
+    events = MeteringEvent.objects.filter(
+        account=account, environment=allowance.environment, kind=allowance.kind, units__gt=0
+    )
+    first = events.order_by("at").values_list("at", flat=True).first()
+    if first is None or now - first < timedelta(days=3):
+        return None
+    window_start = now - timedelta(days=7)
+    days = min(7.0, (now - max(first, window_start)).total_seconds() / 86400)
+    count = events.filter(at__gte=window_start).count()
+    per_day = count / days if days > 0 else 0.0
+    if per_day <= 0:
+        return None
+    days_to_exhaust = state.remaining / per_day
+    exhaustion = now + timedelta(days=days_to_exhaust)
+    if exhaustion >= allowance.resets_at:
+        return None
+    return PaceProjection(exhaustion.date(), round(per_day, 1), state.used, allowance.limit, count)

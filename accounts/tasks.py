@@ -1,0 +1,15 @@
+"""Beat-driven housekeeping of the keyed lane (thin: services do the work)."""
+
+from celery import shared_task
+
+from accounts import access_log, idempotency
+
+
+@shared_task(name="accounts.purge_idempotency_keys")
+def purge_idempotency_keys() -> int:
+    return idempotency.purge_expired()
+
+
+@shared_task(name="accounts.flush_access_log")
+def flush_access_log() -> int:
+    return access_log.flush()

@@ -1,0 +1,18 @@
+"""The client address, honouring only as many X-Forwarded-For hops as proxies we trust."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpRequest
+
+
+def client_ip(request: HttpRequest) -> str:
+    trusted = settings.TRUSTED_PROXY_COUNT
+    peer = request.META.get("REMOTE_ADDR", "") or "0.0.0.0"
+    if trusted <= 0:
+        return peer
+    forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
+    if len(forwarded) < trusted:
+        return forwarded[0] if forwarded else peer
+    # The entry our outermost trusted proxy appended is the real client.
+    return forwarded[-trusted]

@@ -1,0 +1,90 @@
+"""Request ids, the API version header, body-size limits and JSON errors for paths that
+never reach a DRF view (unknown paths, Django's own 404/405/500)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+
+from config.api.errors import error_json_response
+from config.api.ids import is_well_formed_request_id, new_request_id
+
+logger = logging.getLogger("service.errors")
+
+API_PREFIX = "/api/"
+
+
+def is_api_path(path: str) -> bool:
+    return path.startswith(API_PREFIX)
+
+
+class RequestIdMiddleware:
+    """Echo a well-formed caller X-Request-Id, otherwise mint one; stamp every response."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        sent = request.headers.get("X-Request-Id")
+        request.request_id = sent if is_well_formed_request_id(sent) else new_request_id()
+        response = self.get_response(request)
+        response["X-Request-Id"] = request.request_id
+        response["X-Service-API-Version"] = settings.SERVICE_API_VERSION
+        return response
+
+
+_GENERIC_ERRORS = {
+    400: ("bad_request", "The request could not be read."),
+    403: ("forbidden", "This request is not allowed."),
+    404: ("not_found", "No such endpoint or resource."),
+    405: ("method_not_allowed", "This method is not allowed on this path."),
+    413: ("request_too_large", "The request body is too large."),
+    500: ("internal_error", "The service failed to answer; retry only replay-safe requests."),
+}
+
+
+class ApiErrorMiddleware:
+    """Under /api/: refuse oversized bodies, and turn any non-JSON error into the envelope."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not is_api_path(request.path):
+            return self.get_response(request)
+        too_large = self._oversized(request)
+        if too_large is not None:
+            return too_large
+        response = self.get_response(request)
+        if response.status_code >= 400 and not response.get("Content-Type", "").startswith("application/json"):
+            code, message = _GENERIC_ERRORS.get(response.status_code, ("error", "The request failed."))
+            if response.status_code == 405:
+                allowed = response.get("Allow")
+                message = f"Method {request.method} is not allowed on this path."
+                replaced = error_json_response(request, 405, code, message)
+                if allowed:
+                    replaced["Allow"] = allowed
+                return replaced
+            return error_json_response(request, response.status_code, code, message)
+        return response
+
+    def _oversized(self, request: HttpRequest) -> HttpResponse | None:
+        limit = settings.MAX_REQUEST_BODY_BYTES
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return error_json_response(request, 400, "bad_request", "Content-Length is not a number.")
+        if length > limit:
+            return error_json_response(
+                request, 413, "request_too_large", f"The request body is {length} bytes; the limit is {limit} bytes."
+            )
+        return None
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not is_api_path(request.path):
+            return None
+        logger.exception("unhandled error outside DRF", extra={"request_id": getattr(request, "request_id", "")})
+        return error_json_response(request, 500, *_GENERIC_ERRORS[500])

@@ -1,0 +1,96 @@
+"""OpenAPI pieces shared by every operation: the error envelope and the errors any
+operation can return, added in one post-processing hook instead of per view."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from rest_framework import serializers
+
+ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
+
+ERROR_DESCRIPTIONS = {
+    400: "invalid_json (body not valid JSON), missing_idempotency_key, bad_request",
+    401: "No key, malformed key, wrong prefix for environment, revoked, expired or inactive entitlement.",
+    402: "quota_exhausted: nothing ran, nothing charged.",
+    403: "insufficient_scope, ip_not_allowed, environment_not_allowed.",
+    404: "not_found: unknown endpoint or resource id (including another environment's).",
+    405: "method_not_allowed.",
+    409: "idempotency_conflict or idempotency_in_progress.",
+    413: "request_too_large.",
+    415: "unsupported_media_type: send application/json.",
+    422: "validation_failed with field_violations.",
+    429: "rate_limit_exceeded, concurrency_limit or service_concurrency_limit.",
+    500: "internal_error: temporary failure; retry only replay-safe requests.",
+    503: "api_paused or a temporary outage; honor Retry-After.",
+}
+
+
+def error_response(status: int, description: str | None = None) -> OpenApiResponse:
+    """For @extend_schema(responses=...): an error answered in the envelope."""
+    return OpenApiResponse(
+        response=inline_serializer(
+            name="ErrorEnvelopeRef",
+            fields={
+                "code": serializers.CharField(),
+                "message": serializers.CharField(),
+                "request_id": serializers.CharField(),
+            },
+        ),
+        description=description or ERROR_DESCRIPTIONS.get(status, "Error"),
+    )
+
+
+def _envelope_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["code", "message", "request_id"],
+        "properties": {
+            "code": {"type": "string", "description": "Stable machine-readable error code."},
+            "message": {"type": "string", "description": "Human-readable explanation."},
+            "request_id": {"type": "string", "description": "Echoes X-Request-Id."},
+            "field_violations": {
+                "type": "array",
+                "description": "Present on validation_failed; each names the field and the call that resolves it.",
+                "items": {
+                    "type": "object",
+                    "required": ["field", "message"],
+                    "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
+                },
+            },
+        },
+    }
+
+
+def _error_content() -> dict[str, Any]:
+    return {"application/json": {"schema": ERROR_REF}}
+
+
+def add_shared_components(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular post-processing hook."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas["ErrorEnvelope"] = _envelope_schema()
+    schemas.pop("ErrorEnvelopeRef", None)
+    for operations in result.get("paths", {}).values():
+        for method, operation in operations.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            responses = operation["responses"]
+            keyed = bool(operation.get("security")) and any("BearerKey" in s for s in operation["security"])
+            common = [404, 500] + ([401, 403, 429] if keyed else [])
+            if method in {"post", "put", "patch"}:
+                common += [400, 413, 415, 422]
+            for status in common:
+                responses.setdefault(str(status), {"description": ERROR_DESCRIPTIONS[status]})
+            for status, response in responses.items():
+                if status.isdigit() and int(status) >= 400:
+                    if "content" not in response or _is_envelope_ref(response):
+                        response["content"] = _error_content()
+                    response.setdefault("description", ERROR_DESCRIPTIONS.get(int(status), "Error"))
+    return result
+
+
+def _is_envelope_ref(response: dict[str, Any]) -> bool:
+    schema = response.get("content", {}).get("application/json", {}).get("schema", {})
+    return schema.get("$ref", "").endswith("/ErrorEnvelopeRef")

@@ -1,0 +1,289 @@
+"""One settings module, driven by environment variables with working defaults.
+
+Embedded default (nothing set): SQLite under var/, in-process cache, a Celery broker
+on the filesystem, a secret key generated once under var/.  Production: set
+SERVICE_MODE=production plus DATABASE_URL, REDIS_URL and SECRET_KEY.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from urllib.parse import parse_qsl, unquote, urlparse
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("SERVICE_VAR_DIR", BASE_DIR / "var"))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value not in (None, "") else default
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+class ImproperProductionSettings(RuntimeError):
+    """Raised at start-up when production settings are unsafe."""
+
+
+SERVICE_MODE = env_str("SERVICE_MODE", "development")  # development | production
+IS_PRODUCTION = SERVICE_MODE == "production"
+DEBUG = env_bool("DEBUG", default=False)
+
+
+def _secret_key() -> str:
+    configured = env_str("SECRET_KEY")
+    if configured:
+        return configured
+    if IS_PRODUCTION:
+        raise ImproperProductionSettings("SECRET_KEY must be set when SERVICE_MODE=production.")
+    # Generated once and kept outside version control so sessions survive restarts.
+    key_file = VAR_DIR / "secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(64))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+if IS_PRODUCTION and DEBUG:
+    raise ImproperProductionSettings("DEBUG must be off when SERVICE_MODE=production.")
+
+SECRET_KEY = _secret_key()
+# Pepper for API-key hashes; rotatable: keys hashed under an older pepper keep working
+# while API_KEY_PEPPERS lists it (id:value pairs, newest first).
+API_KEY_PEPPERS = env_list("API_KEY_PEPPERS") or [f"p1:{SECRET_KEY}"]
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
+PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+MCP_BASE_URL = env_str("MCP_BASE_URL", PUBLIC_BASE_URL).rstrip("/")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS") or [PUBLIC_BASE_URL]
+# Number of reverse proxies in front of the service whose X-Forwarded-For entries are
+# trusted; 0 means the socket peer address is the client address.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_celery_beat",
+    "accounts.apps.AccountsConfig",
+    "screening",
+    "voyages",
+    "monitoring",
+    "webhooks",
+    "mcp_bridge",
+]
+
+MIDDLEWARE = [
+    "config.api.middleware.RequestIdMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.api.middleware.ApiErrorMiddleware",
+    "accounts.middleware.KeyedResponseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def database_from_url(url: str) -> dict:
+    """Translate DATABASE_URL (sqlite:///path or postgres://user:pw@host:port/name) for Django."""
+    parsed = urlparse(url)
+    options = dict(parse_qsl(parsed.query))
+    if parsed.scheme == "sqlite":
+        # sqlite:////abs/path is absolute; sqlite:///rel/path is relative to the project.
+        raw_path = unquote(parsed.path)
+        name = raw_path[1:] if raw_path.startswith("//") else str(BASE_DIR / raw_path.lstrip("/"))
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": name,
+            "OPTIONS": {
+                # WAL lets readers proceed while one writer commits; IMMEDIATE avoids
+                # lock-upgrade deadlocks between concurrent writers.
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;",
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+            },
+            "TEST": {"NAME": str(VAR_DIR / "test.sqlite3")},
+        }
+    if parsed.scheme in {"postgres", "postgresql", "pgsql"}:
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(parsed.path.lstrip("/")),
+            "USER": unquote(parsed.username or ""),
+            "PASSWORD": unquote(parsed.password or ""),
+            "HOST": parsed.hostname or "",
+            "PORT": str(parsed.port or ""),
+            # Persistent connections leak under ASGI thread pools; keep them off by default.
+            "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 0),
+            "OPTIONS": options,
+        }
+    raise ValueError(f"Unsupported DATABASE_URL scheme: {parsed.scheme!r}")
+
+
+DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'service.sqlite3'}")
+DATABASES = {"default": database_from_url(DATABASE_URL)}
+DATABASE_IS_SQLITE = DATABASES["default"]["ENGINE"].endswith("sqlite3")
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env_str("REDIS_URL")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "svc"),
+            "OPTIONS": {"CLIENT_CLASS": "django_redis.client.DefaultClient"},
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "svc"}}
+
+# Celery: Redis when REDIS_URL (or CELERY_BROKER_URL) is set, otherwise a broker on the
+# filesystem so the embedded default needs no server.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
+CELERY_FILESYSTEM_BROKER_DIR = VAR_DIR / "celery-broker"
+if not CELERY_BROKER_URL:
+    CELERY_BROKER_URL = "filesystem://"
+    for sub in ("in", "processed"):
+        (CELERY_FILESYSTEM_BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(CELERY_FILESYSTEM_BROKER_DIR / "in"),
+        "data_folder_out": str(CELERY_FILESYSTEM_BROKER_DIR / "in"),
+        "processed_folder": str(CELERY_FILESYSTEM_BROKER_DIR / "processed"),
+        "store_processed": False,
+    }
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_TIMEZONE = "UTC"
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+WHITENOISE_USE_FINDERS = True
+
+# Requests larger than this are refused with 413 request_too_large (documented in the README).
+MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 1_048_576)
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
+
+SERVICE_API_VERSION = "2026-10-08"
+
+REST_FRAMEWORK = {
+    "DEFAULT_RENDERER_CLASSES": ["config.api.renderers.ServiceJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": [],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "config.api.errors.exception_handler",
+    "UNAUTHENTICATED_USER": None,
+    "DEFAULT_VERSIONING_CLASS": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Vessel Sanctions Screening and Voyage Risk API",
+    "DESCRIPTION": (
+        "Screen a hull by IMO number and assess the risk of a sea voyage. "
+        "Every error answers in the envelope {code, message, request_id}. "
+        "Output is decision support, not navigation, safety, legal, insurance or "
+        "sanctions-compliance advice."
+    ),
+    "VERSION": SERVICE_API_VERSION,
+    "OAS_VERSION": "3.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "SERVERS": [{"url": PUBLIC_BASE_URL}],
+    "APPEND_COMPONENTS": {
+        "securitySchemes": {
+            "BearerKey": {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "API key: svc_test_… selects the test environment, svc_live_… the live one.",
+            }
+        }
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.api.openapi.add_shared_components",
+    ],
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.request": {"level": "ERROR"}},
+}
+
+if IS_PRODUCTION:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+
+# Shared in-flight pool per kind of work (screenings, assessments) across all customers.
+SERVICE_POOL_SIZE = env_int("SERVICE_POOL_SIZE", 64)
+# Access-log entries are written by a background thread in batches ("async") or inline ("sync").
+ACCESS_LOG_MODE = env_str("ACCESS_LOG_MODE", "async")
+# How long a same-key request waits for the original before 409 idempotency_in_progress.
+IDEMPOTENCY_JOIN_HOLD_SECONDS = env_int("IDEMPOTENCY_JOIN_HOLD_SECONDS", 30)
+
+# Static beat schedule; django-celery-beat copies it into the database where operators can edit it.
+CELERY_BEAT_SCHEDULE = {
+    "purge-idempotency-keys": {"task": "accounts.purge_idempotency_keys", "schedule": 3600.0},
+}

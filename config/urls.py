@@ -1,0 +1,18 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView
+
+from config.health import healthz, readyz
+
+api_v1 = [
+    path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
+    path("docs", SpectacularRedocView.as_view(url_name="openapi"), name="api-docs"),
+    path("", include("accounts.api.urls")),
+]
+
+urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include(api_v1)),
+]

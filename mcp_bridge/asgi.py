@@ -1,0 +1,77 @@
+"""The assistant-tool endpoint at /mcp: MCP Streamable HTTP, stateless, JSON responses.
+
+GET /mcp answers 405; GET /mcp/health reports the endpoint version; every response
+carries X-Request-Id. Tools are registered in mcp_bridge.tools and call the same services
+as the REST API.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+
+from config.api.ids import is_well_formed_request_id, new_request_id
+
+MCP_ENDPOINT_VERSION = "2026-10-08"
+
+
+def _header(scope: dict, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+async def _send_json(send, status: int, body: dict, request_id: str, extra: list | None = None) -> None:  # type: ignore[no-untyped-def]
+    payload = json.dumps(body).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(payload)).encode()),
+        (b"x-request-id", request_id.encode()),
+        (b"x-service-api-version", settings.SERVICE_API_VERSION.encode()),
+    ] + (extra or [])
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": payload})
+
+
+def build_mcp_application():  # type: ignore[no-untyped-def]
+    from mcp_bridge.tools import build_server
+
+    server = build_server()
+    inner = server.streamable_http_app(streamable_http_path="/mcp", json_response=True, stateless_http=True)
+
+    async def app(scope: dict[str, Any], receive, send) -> None:  # type: ignore[no-untyped-def]
+        if scope["type"] == "lifespan":
+            await inner(scope, receive, send)
+            return
+        sent = _header(scope, b"x-request-id")
+        request_id = sent if is_well_formed_request_id(sent) else new_request_id()
+        path = scope.get("path", "")
+        method = scope.get("method", "GET")
+        if path.rstrip("/") == "/mcp/health":
+            await _send_json(send, 200, {"status": "ok", "version": MCP_ENDPOINT_VERSION}, request_id)
+            return
+        if path.rstrip("/") != "/mcp":
+            await _send_json(send, 404, {"code": "not_found", "message": "No such endpoint.", "request_id": request_id}, request_id)
+            return
+        if method != "POST":
+            await _send_json(
+                send, 405,
+                {"code": "method_not_allowed", "message": "POST JSON-RPC 2.0 messages to /mcp.", "request_id": request_id},
+                request_id, [(b"allow", b"POST")],
+            )
+            return
+
+        async def send_with_request_id(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message = dict(message)
+                message["headers"] = list(message.get("headers", [])) + [(b"x-request-id", request_id.encode())]
+            await send(message)
+
+        if path != "/mcp":
+            scope = dict(scope, path="/mcp", raw_path=b"/mcp")
+        await inner(scope, receive, send_with_request_id)
+
+    return app

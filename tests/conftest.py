@@ -1,0 +1,60 @@
+"""Fixtures shared by every app's tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The real public snapshots; tests using them skip when the folder is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip("../shared/data is not present")
+    return SHARED_DATA
+
+
+@pytest.fixture(autouse=True)
+def _fresh_shared_state():
+    """Rate windows, slots and caches start empty in every test (Redis included)."""
+    from django.core.cache import cache
+
+    from accounts import concurrency, ratelimit
+
+    cache.clear()
+    ratelimit.reset_all()
+    concurrency.reset_all()
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _sync_access_log(settings):
+    settings.ACCESS_LOG_MODE = "sync"
+
+
+@pytest.fixture
+def issue_key(db):
+    """Issue a key: issue_key(environment='test', email=..., **options) -> raw key string."""
+    from accounts.services import issue_key as issue
+
+    counter = {"n": 0}
+
+    def make(environment: str = "test", email: str | None = None, **options):
+        counter["n"] += 1
+        _, _, raw = issue(email=email or f"user{counter['n']}@example.com", environment=environment, **options)
+        return raw
+
+    return make
+
+
+@pytest.fixture
+def keyed(client):
+    """keyed(raw_key) -> headers dict for the Django test client."""
+
+    def headers(raw_key: str, **extra):
+        return {"HTTP_AUTHORIZATION": f"Bearer {raw_key}", **extra}
+
+    return headers
