@@ -287,3 +287,13 @@ IDEMPOTENCY_JOIN_HOLD_SECONDS = env_int("IDEMPOTENCY_JOIN_HOLD_SECONDS", 30)
 CELERY_BEAT_SCHEDULE = {
     "purge-idempotency-keys": {"task": "accounts.purge_idempotency_keys", "schedule": 3600.0},
 }
+
+# Live registers read when all five register stores are silent: base URL per register
+# (LIVE_REGISTER_URL_<NAME>, e.g. LIVE_REGISTER_URL_USCG_PSIX); empty means not configured.
+LIVE_REGISTER_URLS = {
+    name: env_str(f"LIVE_REGISTER_URL_{name.upper()}")
+    for name in ("classsoc_vessel_register", "itf_ship_lookup", "iacs_vessels_in_class", "uscg_psix")
+}
+LIVE_REGISTER_BUDGET_SECONDS = float(env_str("LIVE_REGISTER_BUDGET_SECONDS", "3"))
+# How long an uncached keyless check waits for one of the 4 shared screening slots.
+KEYLESS_SLOT_WAIT_SECONDS = float(env_str("KEYLESS_SLOT_WAIT_SECONDS", "10"))

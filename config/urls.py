@@ -8,6 +8,7 @@ api_v1 = [
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs", SpectacularRedocView.as_view(url_name="openapi"), name="api-docs"),
     path("", include("accounts.api.urls")),
+    path("", include("screening.api.urls")),
 ]
 
 urlpatterns = [
@@ -15,4 +16,5 @@ urlpatterns = [
     path("readyz", readyz, name="readyz"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
+    path("", include("screening.pages.urls")),
 ]

@@ -54,13 +54,21 @@ def build_mcp_application():  # type: ignore[no-untyped-def]
             await _send_json(send, 200, {"status": "ok", "version": MCP_ENDPOINT_VERSION}, request_id)
             return
         if path.rstrip("/") != "/mcp":
-            await _send_json(send, 404, {"code": "not_found", "message": "No such endpoint.", "request_id": request_id}, request_id)
+            await _send_json(
+                send, 404, {"code": "not_found", "message": "No such endpoint.", "request_id": request_id}, request_id
+            )
             return
         if method != "POST":
             await _send_json(
-                send, 405,
-                {"code": "method_not_allowed", "message": "POST JSON-RPC 2.0 messages to /mcp.", "request_id": request_id},
-                request_id, [(b"allow", b"POST")],
+                send,
+                405,
+                {
+                    "code": "method_not_allowed",
+                    "message": "POST JSON-RPC 2.0 messages to /mcp.",
+                    "request_id": request_id,
+                },
+                request_id,
+                [(b"allow", b"POST")],
             )
             return
 

@@ -1,0 +1,46 @@
+"""Strict request fields: wrong JSON types are validation errors, never coerced."""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+
+from rest_framework import serializers
+
+
+class StrictStringField(serializers.CharField):
+    """A JSON string only (DRF would turn 12 into "12"); no control characters."""
+
+    default_error_messages = {
+        "not_a_string": "must be a JSON string",
+        "control": "must not contain control characters",
+    }
+
+    def to_internal_value(self, data):  # type: ignore[no-untyped-def]
+        if not isinstance(data, str):
+            self.fail("not_a_string")
+        if any(unicodedata.category(ch) == "Cc" for ch in data):
+            self.fail("control")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true or false only (DRF would accept "yes", 1, "on")."""
+
+    default_error_messages = {"not_a_boolean": "must be true or false"}
+
+    def to_internal_value(self, data):  # type: ignore[no-untyped-def]
+        if not isinstance(data, bool):
+            self.fail("not_a_boolean")
+        return data
+
+
+class StrictNumberField(serializers.FloatField):
+    """A JSON number only (not a numeric string, not a boolean), finite."""
+
+    default_error_messages = {"not_a_number": "must be a JSON number"}
+
+    def to_internal_value(self, data):  # type: ignore[no-untyped-def]
+        if isinstance(data, bool) or not isinstance(data, (int, float)) or not math.isfinite(data):
+            self.fail("not_a_number")
+        return super().to_internal_value(data)

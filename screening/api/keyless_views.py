@@ -1,0 +1,106 @@
+"""GET /api/v1/vessels/{imo}/check — the keyless vessel check (no credentials)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+
+from accounts import ratelimit
+from accounts.api.base import KeylessAPIView
+from config.api.clientip import client_ip
+from config.api.errors import request_id_of
+from config.api.responses import json_bytes_response
+from screening import keyless
+from screening.imo import InvalidImoPath, parse_keyless_imo
+
+_KEYLESS_ERROR = inline_serializer(
+    name="KeylessError",
+    fields={
+        "code": serializers.CharField(),
+        "message": serializers.CharField(),
+        "request_id": serializers.CharField(),
+        "usage": serializers.DictField(),
+        "example": serializers.DictField(),
+    },
+)
+
+_CHECK = inline_serializer(
+    name="VesselCheck",
+    fields={
+        "imo": serializers.CharField(),
+        "vesselName": serializers.CharField(),
+        "alsoRecordedAs": serializers.ListField(child=serializers.CharField()),
+        "identityBasis": serializers.ChoiceField(choices=["sources", "user", "none"]),
+        "checkDigitValid": serializers.BooleanField(),
+        "sanctions": inline_serializer(
+            name="VesselCheckSanctions",
+            fields={
+                "status": serializers.ChoiceField(choices=["GREEN", "AMBER", "RED", "INCOMPLETE"]),
+                "detail": serializers.CharField(),
+                "coverageComplete": serializers.BooleanField(),
+                "coverageGaps": serializers.ListField(child=serializers.CharField()),
+            },
+        ),
+        "ownership": inline_serializer(
+            name="VesselCheckOwnership",
+            fields={
+                "opacity": serializers.ChoiceField(choices=["LOW", "MEDIUM", "HIGH"], allow_null=True),
+                "score": serializers.IntegerField(allow_null=True),
+            },
+        ),
+        "ownershipFactors": inline_serializer(
+            name="OwnershipFactor",
+            many=True,
+            allow_null=True,
+            required=False,
+            fields={"label": serializers.CharField(), "points": serializers.IntegerField()},
+        ),
+        "vetting": inline_serializer(
+            name="VesselCheckVetting",
+            fields={
+                "grade": serializers.ChoiceField(choices=["A", "B", "C", "D", "E"], allow_null=True),
+                "score": serializers.IntegerField(allow_null=True),
+                "status": serializers.CharField(),
+            },
+        ),
+        "assessed": serializers.BooleanField(),
+        "currentContext": inline_serializer(
+            name="VesselCheckContext",
+            fields={
+                "coverage": serializers.ChoiceField(choices=["fresh", "refreshing", "stale", "unavailable"]),
+            },
+        ),
+        "checkedAt": serializers.DateTimeField(),
+        "fullReport": serializers.URLField(),
+    },
+)
+
+
+class VesselCheckView(KeylessAPIView):
+    @extend_schema(
+        operation_id="check_vessel",
+        summary="Keyless vessel check by IMO (100 per hour per address)",
+        auth=[],
+        responses={
+            200: _CHECK,
+            400: OpenApiResponse(
+                _KEYLESS_ERROR, description="invalid_imo: not exactly one 7-digit number (not counted)"
+            ),
+            429: OpenApiResponse(
+                _KEYLESS_ERROR, description="rate_limit_exceeded (hourly, burst or monthly sample) or concurrency_limit"
+            ),
+            503: OpenApiResponse(_KEYLESS_ERROR, description="keyless_busy (not counted) or keyless_paused"),
+        },
+    )
+    def get(self, request, imo: str):  # type: ignore[no-untyped-def]
+        ip = client_ip(request._request)
+        request_id = request_id_of(request)
+        try:
+            parsed = parse_keyless_imo(imo)
+        except InvalidImoPath as exc:
+            rate = ratelimit.peek(keyless.HOURLY_SPEC, "keyless", ip)
+            outcome = keyless.error(400, "invalid_imo", str(exc), request_id, rate, rate.headers())
+        else:
+            outcome = keyless.run_check(parsed, ip, request_id)
+        request._request.error_code = outcome.body.get("code", "") if outcome.status >= 400 else ""
+        return json_bytes_response(outcome.body, status=outcome.status, headers=outcome.headers)

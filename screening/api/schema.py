@@ -1,0 +1,162 @@
+"""OpenAPI descriptions of the screening record (documentation; the record is built in services)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+
+class IdentitySourceSchema(serializers.Serializer):
+    register = serializers.CharField()
+    named = serializers.BooleanField()
+    reachable = serializers.BooleanField()
+    name = serializers.CharField(required=False)
+
+
+class ListEditionSchema(serializers.Serializer):
+    published = serializers.DateTimeField(allow_null=True)
+    retrieved_at = serializers.DateTimeField(allow_null=True)
+    file = serializers.CharField(
+        required=False, help_text="eu_sanctions only: eu_fsf, eu_journal_sanctions or eu_sanctions_map"
+    )
+
+
+class MatchSchema(serializers.Serializer):
+    name = serializers.CharField()
+    source = serializers.ChoiceField(
+        choices=[
+            "ofac_sdn",
+            "un_sanctions",
+            "eu_sanctions",
+            "uk_sanctions",
+            "opensanctions",
+            "ua_war_sanctions",
+            "vessel_vetting",
+        ],
+        help_text="vessel_vetting is listed for compatibility and never appears on a match (deprecated).",
+    )
+    programs = serializers.ListField(child=serializers.CharField())
+    match_type = serializers.ChoiceField(choices=["exact_imo", "exact_mmsi", "name_flag", "name_fuzzy"])
+    confidence_class = serializers.ChoiceField(choices=["confirmed", "probable", "possible"])
+    record_type = serializers.ChoiceField(choices=["vessel", "entity"])
+    drove_verdict = serializers.BooleanField(required=False)
+    screened_name = serializers.CharField(required=False)
+    source_record_id = serializers.CharField(required=False)
+    source_url = serializers.URLField(required=False)
+    listed_on = serializers.DateField(allow_null=True)
+    list_edition = ListEditionSchema(required=False)
+
+
+class SanctionsSchema(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["GREEN", "AMBER", "RED", "INCOMPLETE"])
+    detail = serializers.CharField()
+    coverage_complete = serializers.BooleanField()
+    coverage_gaps = serializers.ListField(child=serializers.CharField())
+    matches = MatchSchema(many=True)
+    retry_after = serializers.DateTimeField(allow_null=True)
+
+
+class OwnershipFactorSchema(serializers.Serializer):
+    label = serializers.CharField()
+    points = serializers.IntegerField()
+
+
+class OwnershipSchema(serializers.Serializer):
+    opacity = serializers.ChoiceField(choices=["LOW", "MEDIUM", "HIGH"], allow_null=True)
+    score = serializers.IntegerField(allow_null=True)
+    factors = OwnershipFactorSchema(many=True, allow_null=True, required=False)
+
+
+class VettingFactorSchema(serializers.Serializer):
+    name = serializers.ChoiceField(
+        choices=["flag_performance", "detention_history", "inspection_gap", "ownership_opacity", "vessel_age"]
+    )
+    observed = serializers.BooleanField()
+    weight_pct = serializers.IntegerField()
+    score = serializers.IntegerField(allow_null=True)
+
+
+class ScoreFloorSchema(serializers.Serializer):
+    basis = serializers.ChoiceField(choices=["confirmed_sanctions_match", "watchlist_exact_imo"])
+    value = serializers.IntegerField()
+    weighted_score = serializers.IntegerField(allow_null=True)
+
+
+class VettingSchema(serializers.Serializer):
+    assessed = serializers.BooleanField()
+    grade = serializers.ChoiceField(choices=["A", "B", "C", "D", "E"], allow_null=True)
+    score = serializers.IntegerField(allow_null=True)
+    status = serializers.ChoiceField(
+        choices=["acceptable", "marginal", "substandard", "unacceptable", "not_assessed", "not_requested"]
+    )
+    detention_count = serializers.IntegerField()
+    vessel_age = serializers.IntegerField(allow_null=True)
+    factors = VettingFactorSchema(many=True)
+    score_floor = ScoreFloorSchema(required=False)
+
+
+class SourceRowSchema(serializers.Serializer):
+    source = serializers.CharField()
+    status = serializers.ChoiceField(choices=["ok", "error", "not_requested"])
+    checked_at = serializers.DateTimeField(allow_null=True)
+    basis = serializers.ChoiceField(
+        choices=["published_at", "refreshed_at", "latest_event_at", "build_constant", "unknown"]
+    )
+    message = serializers.CharField(required=False)
+
+
+class NoticeSchema(serializers.Serializer):
+    code = serializers.ChoiceField(
+        choices=[
+            "imo_normalized",
+            "repeat_screening",
+            "identity_unresolved",
+            "auto_resolution",
+            "identity_contested",
+            "quota_pace",
+            "quota_warning",
+            "enrichment_latency",
+        ]
+    )
+    message = serializers.CharField()
+    remedy = serializers.CharField()
+    docs = serializers.URLField()
+
+
+class ResolutionSchema(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["pending", "resolved", "unresolved"])
+    cause = serializers.ChoiceField(choices=["identity", "coverage"])
+    attempts = serializers.IntegerField()
+    max_attempts = serializers.IntegerField()
+    next_attempt_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+    resolved_screening_id = serializers.CharField(allow_null=True)
+    webhook_event = serializers.CharField()
+
+
+class ScreeningRecordSchema(serializers.Serializer):
+    id = serializers.CharField()
+    imo = serializers.CharField()
+    imo_normalized_from = serializers.CharField(required=False)
+    imo_check_digit_valid = serializers.BooleanField()
+    vessel_name = serializers.CharField(allow_null=True)
+    identity_basis = serializers.ChoiceField(choices=["sources", "user", "none"])
+    identity_sources = IdentitySourceSchema(many=True)
+    sanctions = SanctionsSchema()
+    ownership = OwnershipSchema()
+    vetting = VettingSchema()
+    sources = SourceRowSchema(many=True)
+    customer_reference = serializers.CharField(required=False)
+    screened_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+    methodology_version = serializers.CharField()
+    engine_version = serializers.IntegerField(required=False)
+    unit_charged = serializers.BooleanField(required=False)
+    notices = NoticeSchema(many=True, required=False)
+    resolution = ResolutionSchema(required=False)
+    supersedes = serializers.CharField(required=False)
+    superseded_by = serializers.CharField(allow_null=True, required=False)
+
+
+class ScreeningListSchema(serializers.Serializer):
+    screenings = ScreeningRecordSchema(many=True)
+    next_cursor = serializers.CharField(allow_null=True)

@@ -1,0 +1,143 @@
+"""POST /api/v1/screenings, GET /api/v1/screenings, GET /api/v1/screenings/{id}."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+
+from accounts import concurrency, pace, quota
+from accounts.api.base import KeyedAPIView
+from accounts.idempotency import idempotent
+from config.api.errors import FieldViolation
+from config.api.fields import StrictBooleanField, StrictStringField
+from config.api.openapi import error_response
+from config.api.pagination import paginate
+from config.api.responses import json_bytes_response, to_json_bytes
+from screening import services
+from screening.api.schema import ScreeningListSchema, ScreeningRecordSchema
+from screening.imo import ImoInputError, parse_screening_imo
+from screening.models import Screening
+
+IMO_REMEDY = (
+    "send the 7-digit IMO number (e.g. 9074729, IMO9074729 or 'IMO 9074729') and resend POST /api/v1/screenings"
+)
+
+
+class ScreeningInput(serializers.Serializer):
+    imo = StrictStringField(max_length=64, trim_whitespace=False)
+    vessel_name = StrictStringField(required=False, max_length=200, allow_blank=False)
+    customer_reference = StrictStringField(required=False, max_length=200, allow_blank=True)
+    include_vetting = StrictBooleanField(required=False, default=True)
+
+
+def parse_imo_field(value: str, *, correction: bool, field: str = "imo") -> tuple[str, str | None, bool]:
+    """The IMO rules of 4.3 as a validation_failed naming the field."""
+    try:
+        parsed = parse_screening_imo(value, appended_digit_correction=correction)
+    except ImoInputError as exc:
+        raise FieldViolation([{"field": field, "message": f"{exc}; {IMO_REMEDY}."}]) from None
+    return parsed.imo, parsed.normalized_from, parsed.check_digit_valid
+
+
+class ScreeningCollectionView(KeyedAPIView):
+    required_scope = "vessel:screen"
+
+    @extend_schema(
+        operation_id="create_screening",
+        summary="Screen a hull by IMO number",
+        request=ScreeningInput,
+        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=True)],
+        responses={
+            201: OpenApiResponse(ScreeningRecordSchema, description="The screening record (quota headers attached)."),
+            400: error_response(400),
+            402: error_response(402),
+            409: error_response(409),
+            422: error_response(422),
+            429: error_response(429),
+            503: error_response(503),
+        },
+    )
+    @idempotent
+    def post(self, request):  # type: ignore[no-untyped-def]
+        data = ScreeningInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        context = request.auth
+        account = context.account
+        imo, normalized_from, check_digit_valid = parse_imo_field(
+            values["imo"], correction=account.appended_digit_correction
+        )
+        pace.ensure_not_paused(account)
+        quota.ensure_available(account, context.environment, quota.KIND_SCREENING)
+        with concurrency.customer_slot("screening", account.pk, context.environment):
+            issued = services.create_screening(
+                account,
+                context.environment,
+                services.ScreeningRequest(
+                    imo=imo,
+                    check_digit_valid=check_digit_valid,
+                    normalized_from=normalized_from,
+                    vessel_name=values.get("vessel_name"),
+                    customer_reference=values.get("customer_reference"),
+                    include_vetting=values["include_vetting"],
+                ),
+            )
+        context.units_charged = 1 if issued.screening.unit_charged else 0
+        context.quota_headers = issued.quota.headers()
+        return json_bytes_response(issued.body, status=201, headers=context.quota_headers)
+
+    @extend_schema(
+        operation_id="list_screenings",
+        summary="List screening records (newest first)",
+        parameters=[
+            OpenApiParameter("status", str, enum=["GREEN", "AMBER", "RED", "INCOMPLETE"]),
+            OpenApiParameter("superseded", bool, description="true: only superseded records; false: only current"),
+            OpenApiParameter("imo", str, description="7-digit IMO"),
+            OpenApiParameter("limit", int, description="1–200, default 50"),
+            OpenApiParameter("cursor", str),
+        ],
+        responses={200: ScreeningListSchema, 422: error_response(422)},
+    )
+    def get(self, request):  # type: ignore[no-untyped-def]
+        context = request.auth
+        params = request.query_params
+        records = Screening.objects.filter(
+            account_id=context.account_id, environment=context.environment
+        ).select_related("follow_up")
+        status = params.get("status")
+        if status:
+            if status not in {"GREEN", "AMBER", "RED", "INCOMPLETE"}:
+                raise FieldViolation(
+                    [{"field": "status", "message": "status must be GREEN, AMBER, RED or INCOMPLETE."}]
+                )
+            records = records.filter(status=status)
+        superseded = params.get("superseded")
+        if superseded is not None:
+            if superseded not in {"true", "false"}:
+                raise FieldViolation([{"field": "superseded", "message": "superseded must be true or false."}])
+            records = records.filter(superseded_by__isnull=superseded == "false")
+        if params.get("imo"):
+            records = records.filter(imo=params["imo"])
+        page = paginate(records, params, plural="screenings", render=services.overlaid_document)
+        return json_bytes_response(to_json_bytes(page))
+
+
+class ScreeningDetailView(KeyedAPIView):
+    required_scope = "vessel:screen"
+
+    @extend_schema(
+        operation_id="get_screening",
+        summary="A screening record with superseded_by and the live resolution",
+        responses={200: ScreeningRecordSchema, 404: error_response(404)},
+    )
+    def get(self, request, screening_id: str):  # type: ignore[no-untyped-def]
+        context = request.auth
+        screening = (
+            Screening.objects.filter(pk=screening_id, account_id=context.account_id, environment=context.environment)
+            .select_related("follow_up")
+            .first()
+        )
+        if screening is None:
+            raise Http404
+        return json_bytes_response(services.overlaid_document(screening))

@@ -1,0 +1,274 @@
+"""The keyless vessel check (contract 2.1, 4.1, 8): limits, shared cache, slots, feed sampling.
+
+Per client address: 100 checks per hour plus a burst window (BURST_SPEC) so a tight loop is
+refused before the hundred are spent. A hull checked by anyone in the last hour answers from
+a shared cache (never an INCOMPLETE). Otherwise the screen takes one of 4 shared slots,
+waiting up to 10 seconds (503 keyless_busy, not counted); more than 2 of the caller's own
+checks waiting is 429 concurrency_limit.
+
+Automated feeds: an address that checks more than FEED_DISTINCT_HULLS_PER_DAY distinct hulls
+in a day without a key is treated as a feed for the rest of the calendar month and held to
+MONTHLY_SAMPLE checks that month (429 rate_limit_exceeded until the next month, naming the
+free key). Everything shared lives in Redis when REDIS_URL is set.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import timezone
+
+from accounts import concurrency, ratelimit, shared_state
+from accounts.quota import next_month_start
+from accounts.switches import current_switches
+from config.api.timefmt import rfc3339
+from screening import datastate, engine
+from screening.identity import STORES
+from screening.imo import imo_check_digit_valid
+
+HOURLY_SPEC = "100/hour"
+BURST_SPEC = "20/minute"
+CACHE_SECONDS = 3600
+SHARED_SLOTS = 4
+SLOT_WAIT_SECONDS = 10.0
+OWN_WAITING_LIMIT = 2
+FEED_DISTINCT_HULLS_PER_DAY = 60
+MONTHLY_SAMPLE = 300
+FRESH_CONTEXT_DAYS = 7
+
+
+@dataclass
+class KeylessOutcome:
+    status: int
+    body: dict
+    headers: dict[str, str] = field(default_factory=dict)
+    from_cache: bool = False
+    report: dict | None = None  # the full record behind the check, for the report page
+
+
+def usage_block(rate: ratelimit.RateState | None) -> dict:
+    if rate is None:
+        return {"limit_per_hour": 100}
+    return {
+        "limit_per_hour": rate.limit,
+        "remaining": rate.remaining,
+        "resets_at": rfc3339(datetime.fromtimestamp(rate.reset_epoch, tz=timezone.get_current_timezone())),
+    }
+
+
+def example_block() -> dict:
+    return {
+        "request": f"GET {settings.PUBLIC_BASE_URL}/api/v1/vessels/9074729/check",
+        "keyed_alternative": f"POST {settings.PUBLIC_BASE_URL}/api/v1/screenings with a free key from "
+        f"{settings.PUBLIC_BASE_URL}/signup",
+    }
+
+
+def error(
+    status: int,
+    code: str,
+    message: str,
+    request_id: str,
+    rate: ratelimit.RateState | None,
+    headers: dict[str, str] | None = None,
+) -> KeylessOutcome:
+    body = {
+        "code": code,
+        "message": message,
+        "request_id": request_id,
+        "usage": usage_block(rate),
+        "example": example_block(),
+    }
+    return KeylessOutcome(status, body, dict(headers or {}))
+
+
+def _cache_key(imo: str) -> str:
+    return f"keyless:check:{imo}"
+
+
+def context_coverage(state: datastate.DataState, now: datetime) -> str:
+    """Freshness of the incident context (register stores and inspections), not of sanctions lists."""
+    infos = [state.source(store) for store in STORES]
+    loaded = [info for info in infos if info.available]
+    if not loaded:
+        return "unavailable"
+    newest = max(edition.retrieved_at for info in loaded for edition in info.editions.values())
+    if any(info.last_failure for info in infos):
+        return "refreshing" if (now - newest).days < FRESH_CONTEXT_DAYS else "stale"
+    return "fresh" if (now - newest).days < FRESH_CONTEXT_DAYS else "stale"
+
+
+def check_document(result: engine.ScreenResult, now: datetime) -> dict:
+    """Shape 2.1 (camelCase) from an engine result."""
+    identity = result.identity
+    vetting = result.vetting
+    owner = result.ownership
+    assessed = bool(vetting.get("assessed"))
+    chosen = identity.chosen_name or ""
+    also = [name for name in identity.names if name != chosen]
+    factors = None
+    if owner is not None and owner.assessed and owner.factors is not None:
+        if sum(f["points"] for f in owner.factors) == owner.score:
+            factors = owner.factors
+    return {
+        "imo": result.imo,
+        "vesselName": chosen,
+        "alsoRecordedAs": also,
+        "identityBasis": identity.basis,
+        "checkDigitValid": result.check_digit_valid,
+        "sanctions": {
+            "status": result.status,
+            "detail": result.sanctions.detail,
+            "coverageComplete": result.sanctions.coverage_complete,
+            "coverageGaps": list(result.sanctions.coverage_gaps),
+        },
+        "ownership": {
+            "opacity": owner.opacity if owner is not None and owner.assessed else None,
+            "score": owner.score if owner is not None and owner.assessed else None,
+        },
+        "ownershipFactors": factors,
+        "vetting": {
+            "grade": vetting.get("grade") if assessed else None,
+            "score": vetting.get("score") if assessed else None,
+            "status": vetting.get("status"),
+        },
+        "assessed": assessed,
+        "currentContext": {"coverage": context_coverage(datastate.current(), now)},
+        "checkedAt": rfc3339(now),
+        "fullReport": f"{settings.PUBLIC_BASE_URL}/vessels/{result.imo}/report",
+    }
+
+
+def cached_check(imo: str) -> dict | None:
+    raw = cache.get(_cache_key(imo))
+    return json.loads(raw) if raw else None
+
+
+def cached_report(imo: str) -> dict | None:
+    raw = cache.get(f"keyless:report:{imo}")
+    return json.loads(raw) if raw else None
+
+
+def _feed_state(ip: str, imo: str, now: datetime) -> tuple[bool, int]:
+    """(held to the monthly sample?, checks used this month by a flagged address)."""
+    month = now.strftime("%Y-%m")
+    day = now.strftime("%Y-%m-%d")
+    month_ttl = int((next_month_start(now) - now).total_seconds()) + 60
+    distinct = shared_state.set_add_and_count(f"keyless:feed:{ip}:{day}", imo, 2 * 86400)
+    flag_key = f"keyless:feed-flagged:{ip}:{month}"
+    if distinct > FEED_DISTINCT_HULLS_PER_DAY:
+        shared_state.incr(flag_key, month_ttl)
+    flagged = shared_state.read_int(flag_key) > 0
+    used = shared_state.incr(f"keyless:feed-sample:{ip}:{month}", month_ttl) if flagged else 0
+    return flagged, used
+
+
+def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -> KeylessOutcome:
+    now = now or timezone.now()
+    hourly = ratelimit.peek(HOURLY_SPEC, "keyless", ip)
+    switches = current_switches()
+    if switches.keyless_paused:
+        return error(
+            503,
+            "keyless_paused",
+            "Keyless checks are paused under unusual load; retry after Retry-After, "
+            f"or use a free key ({settings.PUBLIC_BASE_URL}/signup).",
+            request_id,
+            hourly,
+            {"Retry-After": str(switches.keyless_paused_retry_after)},
+        )
+    flagged, sample_used = _feed_state(ip, imo, now)
+    if flagged and sample_used > MONTHLY_SAMPLE:
+        reset = next_month_start(now)
+        seconds = max(1, int((reset - now).total_seconds()))
+        return error(
+            429,
+            "rate_limit_exceeded",
+            f"This address uses the keyless check as a feed and has used its monthly sample of {MONTHLY_SAMPLE} "
+            f"checks. Get a free key at {settings.PUBLIC_BASE_URL}/signup and screen with POST /api/v1/screenings.",
+            request_id,
+            hourly,
+            {
+                "Retry-After": str(seconds),
+                "X-RateLimit-Limit": str(MONTHLY_SAMPLE),
+                "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset": str(int(reset.timestamp())),
+            },
+        )
+    burst = ratelimit.hit(BURST_SPEC, "keyless-burst", ip)
+    if not burst.allowed:
+        return error(
+            429,
+            "rate_limit_exceeded",
+            "Too many checks in a short time from this address; slow down "
+            f"(limit 100 per hour, smoothed). A free key lifts this: {settings.PUBLIC_BASE_URL}/signup",
+            request_id,
+            hourly,
+            {"Retry-After": str(burst.retry_after), **hourly.headers()},
+        )
+    if not hourly.allowed:
+        return error(
+            429,
+            "rate_limit_exceeded",
+            f"100 checks per hour from this address are used. A free key lifts this: {settings.PUBLIC_BASE_URL}/signup",
+            request_id,
+            hourly,
+            {"Retry-After": str(hourly.retry_after), **hourly.headers()},
+        )
+    cached = cached_check(imo)
+    if cached is not None:
+        counted = ratelimit.hit(HOURLY_SPEC, "keyless", ip)
+        return KeylessOutcome(200, cached, counted.headers(), from_cache=True, report=cached_report(imo))
+    waiting_key = f"keyless:waiting:{ip}"
+    waiting = shared_state.incr(waiting_key, 60)
+    try:
+        if waiting > OWN_WAITING_LIMIT:
+            return error(
+                429,
+                "concurrency_limit",
+                f"More than {OWN_WAITING_LIMIT} of your checks are waiting; stop parallelising and retry shortly.",
+                request_id,
+                hourly,
+                {"Retry-After": "2", **hourly.headers()},
+            )
+        slot = _wait_for_slot()
+    finally:
+        shared_state.incr(waiting_key, 60, -1)
+    if slot is None:
+        return error(
+            503,
+            "keyless_busy",
+            "All keyless screening slots are busy; this check was not counted. Retry after Retry-After.",
+            request_id,
+            hourly,
+            {"Retry-After": "5", **hourly.headers()},
+        )
+    try:
+        result = engine.screen_hull(imo, check_digit_valid=imo_check_digit_valid(imo), include_vetting=True, now=now)
+    finally:
+        concurrency.release(slot)
+    document = check_document(result, now)
+    report = {
+        **result.document(),
+        "checked_at": rfc3339(now),
+        "context_coverage": document["currentContext"]["coverage"],
+    }
+    if result.status != "INCOMPLETE":
+        cache.set(_cache_key(imo), json.dumps(document), CACHE_SECONDS)
+        cache.set(f"keyless:report:{imo}", json.dumps(report), CACHE_SECONDS)
+    counted = ratelimit.hit(HOURLY_SPEC, "keyless", ip)
+    return KeylessOutcome(200, document, counted.headers(), report=report)
+
+
+def _wait_for_slot() -> concurrency.Slot | None:
+    deadline = time.monotonic() + settings.KEYLESS_SLOT_WAIT_SECONDS
+    while True:
+        slot = concurrency.try_claim("keyless", SHARED_SLOTS, ttl=30)
+        if slot is not None or time.monotonic() >= deadline:
+            return slot
+        time.sleep(0.05)

@@ -1,0 +1,145 @@
+"""Source snapshots (provenance and freshness), their records, and screening records."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils import timezone
+
+from accounts.models import ENVIRONMENTS, Account
+from config.api.ids import new_id
+
+
+def _snapshot_id() -> str:
+    return new_id("snp")
+
+
+def _screening_id() -> str:
+    return new_id("scr")
+
+
+class SourceSnapshot(models.Model):
+    """One load of one source (or one of its files). The newest active one serves."""
+
+    STATUS_ACTIVE = "active"
+    STATUS_SUPERSEDED = "superseded"
+    STATUS_FAILED = "failed"
+
+    id = models.CharField(primary_key=True, max_length=40, default=_snapshot_id, editable=False)
+    source = models.CharField(max_length=40, db_index=True)
+    edition = models.CharField(max_length=40, blank=True, help_text="Which file of the source (eu_fsf, ...).")
+    status = models.CharField(max_length=12)
+    checksum = models.CharField(max_length=64, blank=True)
+    row_count = models.PositiveIntegerField(default=0)
+    published_at = models.DateTimeField(null=True, blank=True, help_text="What the source stamps.")
+    retrieved_at = models.DateTimeField(default=timezone.now)
+    origin = models.CharField(max_length=500, blank=True, help_text="URL or file the copy came from.")
+    is_demo = models.BooleanField(default=False)
+    message = models.CharField(max_length=500, blank=True)
+    added = models.PositiveIntegerField(default=0)
+    removed = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["source", "status", "retrieved_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.edition} {self.status} {self.retrieved_at:%Y-%m-%d %H:%M}"
+
+
+class ListedEntry(models.Model):
+    """A sanctions listing of an active snapshot, as the plain record (screening.records)."""
+
+    snapshot = models.ForeignKey(SourceSnapshot, on_delete=models.CASCADE, related_name="listed")
+    record = models.JSONField()
+
+
+class RegisterEntry(models.Model):
+    """Vessel particulars from a register store, looked up by IMO."""
+
+    snapshot = models.ForeignKey(SourceSnapshot, on_delete=models.CASCADE, related_name="register_rows")
+    register = models.CharField(max_length=40)
+    imo = models.CharField(max_length=7, db_index=True)
+    record = models.JSONField()
+
+
+class InspectionEntry(models.Model):
+    snapshot = models.ForeignKey(SourceSnapshot, on_delete=models.CASCADE, related_name="inspections")
+    register = models.CharField(max_length=40)
+    imo = models.CharField(max_length=7, db_index=True)
+    record = models.JSONField()
+
+
+class LiveRegisterName(models.Model):
+    """A name a live register returned, kept 30 days then re-read."""
+
+    register = models.CharField(max_length=40)
+    imo = models.CharField(max_length=7)
+    name = models.CharField(max_length=200, blank=True)
+    fetched_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["register", "imo"], name="uniq_live_register_name")]
+
+
+class Screening(models.Model):
+    """An issued screening record. `document` is the JSON body exactly as issued."""
+
+    id = models.CharField(primary_key=True, max_length=40, default=_screening_id, editable=False)
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="screenings")
+    environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
+    imo = models.CharField(max_length=16)
+    status = models.CharField(max_length=12)
+    vessel_name = models.CharField(max_length=200, blank=True)
+    customer_reference = models.CharField(max_length=200, blank=True)
+    unit_charged = models.BooleanField(default=False)
+    origin = models.CharField(max_length=12, default="api", help_text="api, batch, monitor, resolution, keyless")
+    document = models.BinaryField()
+    screened_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    supersedes = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_constraint=False
+    )
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_constraint=False
+    )
+    follow_up = models.ForeignKey(
+        "FollowUp", null=True, blank=True, on_delete=models.SET_NULL, related_name="records", db_constraint=False
+    )
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["account", "environment", "imo", "screened_at"]),
+            models.Index(fields=["account", "environment", "status"]),
+        ]
+
+
+class FollowUp(models.Model):
+    """Automatic resolution of an INCOMPLETE (contract 2.7, 3.3); one open per hull per account."""
+
+    STATUS_PENDING = "pending"
+    STATUS_RESOLVED = "resolved"
+    STATUS_UNRESOLVED = "unresolved"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE)
+    environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
+    imo = models.CharField(max_length=7)
+    screening = models.ForeignKey(Screening, on_delete=models.CASCADE, related_name="follow_ups")
+    cause = models.CharField(max_length=10)  # identity | coverage
+    status = models.CharField(max_length=10, default=STATUS_PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    max_attempts = models.PositiveSmallIntegerField(default=6)
+    next_attempt_at = models.DateTimeField(db_index=True)
+    expires_at = models.DateTimeField()
+    resolved_screening = models.ForeignKey(
+        Screening, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["account", "environment", "imo"],
+                condition=models.Q(status="pending"),
+                name="one_open_follow_up_per_hull",
+            )
+        ]

@@ -1,0 +1,58 @@
+"""The public vessel report page linked from the keyless check's fullReport."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from config.api.clientip import client_ip
+from screening import keyless
+from screening.imo import InvalidImoPath, parse_keyless_imo
+
+DISCLAIMER = (
+    "This report carries derived scores, drivers, confidence and source-status summaries; raw third-party feed "
+    "payloads and internal scoring weights are not shown. It is decision support, not navigation, safety, legal, "
+    "insurance or sanctions-compliance advice. Test keys do not authorize production or customer-facing use."
+)
+
+STATUS_MEANING = {
+    "GREEN": ("No match.", "Clear only when coverage is complete; with incomplete coverage re-screen."),
+    "AMBER": ("Possible match needing review.", "Review; an identifier listing is about this hull."),
+    "RED": ("Confirmed match on a vessel identifier on a designating list.", "Stop."),
+    "INCOMPLETE": ("No clear verdict.", "Fails closed; never treat as a clear. Resolve the identity or re-screen."),
+}
+
+
+def vessel_report(request: HttpRequest, imo: str) -> HttpResponse:
+    signup = f"{settings.PUBLIC_BASE_URL}/signup"
+    try:
+        parsed = parse_keyless_imo(imo)
+    except InvalidImoPath as exc:
+        return render(request, "screening/report_error.html", {"message": str(exc), "signup_url": signup}, status=400)
+    report = keyless.cached_report(parsed)
+    if report is None:
+        outcome = keyless.run_check(parsed, client_ip(request), getattr(request, "request_id", ""))
+        if outcome.status != 200:
+            response = render(
+                request,
+                "screening/report_error.html",
+                {"message": outcome.body["message"], "signup_url": signup},
+                status=outcome.status,
+            )
+            for name, value in outcome.headers.items():
+                response[name] = value
+            return response
+        report = outcome.report
+    sanctions = report["sanctions"]
+    meaning, treatment = STATUS_MEANING[sanctions["status"]]
+    context = {
+        "report": report,
+        "sanctions": sanctions,
+        "vetting": report["vetting"],
+        "ownership": report["ownership"],
+        "meaning": {"meaning": meaning, "treatment": treatment},
+        "disclaimer": DISCLAIMER,
+        "signup_url": signup,
+    }
+    return render(request, "screening/vessel_report.html", context)

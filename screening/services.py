@@ -1,0 +1,278 @@
+"""Writing screening records: one transaction per record (charge, record, follow-up)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts import pace, quota
+from accounts.models import Account
+from config.api.ids import new_id
+from config.api.responses import to_json_bytes
+from config.api.timefmt import rfc3339
+from screening import engine, notices, resolution
+from screening.models import FollowUp, Screening
+from webhooks.events import emit
+
+ORIGIN_API = "api"
+ORIGIN_BATCH = "batch"
+ORIGIN_MONITOR = "monitor"
+ORIGIN_RESOLUTION = "resolution"
+REPEAT_WINDOW = timedelta(hours=24)
+
+
+@dataclass(frozen=True)
+class ScreeningRequest:
+    imo: str
+    check_digit_valid: bool = True
+    normalized_from: str | None = None
+    vessel_name: str | None = None
+    customer_reference: str | None = None
+    include_vetting: bool = True
+
+
+@dataclass(frozen=True)
+class Issued:
+    screening: Screening
+    body: bytes
+    quota: quota.QuotaState
+    result: engine.ScreenResult
+
+
+def _repeat_notice(
+    account: Account, environment: str, imo: str, incomplete: bool, now: datetime, current_id: str
+) -> dict | None:
+    previous = (
+        Screening.objects.filter(
+            account=account, environment=environment, imo=imo, screened_at__gte=now - REPEAT_WINDOW
+        )
+        .exclude(pk=current_id)
+        .order_by("-screened_at")
+        .values("id", "screened_at", "status")
+        .first()
+    )
+    if previous is None:
+        return None
+    if incomplete:
+        if previous["status"] == "INCOMPLETE":
+            return None
+        return notices.repeat_screening(previous["id"], previous["screened_at"], previous["status"], incomplete=True)
+    return notices.repeat_screening(previous["id"], previous["screened_at"], previous["status"], incomplete=False)
+
+
+def _resolved_event_data(answer: Screening, original: Screening, document: dict) -> dict:
+    return {
+        "screening_id": answer.id,
+        "supersedes_screening_id": original.id,
+        "imo": answer.imo,
+        "customer_reference": document.get("customer_reference") or original.customer_reference or None,
+        "vessel_name": document.get("vessel_name"),
+        "identity_basis": document.get("identity_basis"),
+        "sanctions_status": document["sanctions"]["status"],
+        "vetting_grade": document["vetting"].get("grade"),
+        "ownership_opacity": document["ownership"].get("opacity"),
+        "screened_at": document["screened_at"],
+        "unit_charged": document["unit_charged"],
+    }
+
+
+def create_screening(
+    account: Account,
+    environment: str,
+    request: ScreeningRequest,
+    *,
+    origin: str = ORIGIN_API,
+    now: datetime | None = None,
+    result: engine.ScreenResult | None = None,
+) -> Issued:
+    """Screen the hull (unless `result` is given) and issue the record; 402 if the allowance is used."""
+    now = now or timezone.now()
+    result = result or engine.screen_hull(
+        request.imo,
+        check_digit_valid=request.check_digit_valid,
+        vessel_name=request.vessel_name,
+        include_vetting=request.include_vetting,
+        now=now,
+    )
+    incomplete = result.status == "INCOMPLETE"
+    units = 0 if incomplete else 1
+    enroll_cause = (
+        result.enroll_cause if incomplete and result.check_digit_valid and not result.identity.contested else None
+    )
+    with transaction.atomic():
+        open_question = None if incomplete else resolution.open_follow_up(account.pk, environment, request.imo)
+        state = quota.charge(account, environment, quota.KIND_SCREENING, units, imo=request.imo)
+        screening = Screening.objects.create(
+            id=new_id("scr"),
+            account=account,
+            environment=environment,
+            imo=request.imo,
+            status=result.status,
+            vessel_name=result.identity.chosen_name or "",
+            customer_reference=request.customer_reference or "",
+            unit_charged=not incomplete,
+            origin=origin,
+            document=b"{}",
+            screened_at=now,
+            expires_at=engine.expiry_of(now),
+            supersedes_id=open_question.screening_id if open_question else None,
+        )
+        follow_up = resolution.enroll(screening, enroll_cause, result.retry_after, now) if enroll_cause else None
+        notice_list = (
+            _notices_for(account, environment, request, result, state, now, screening.pk)
+            if origin == ORIGIN_API
+            else []
+        )
+        if follow_up is not None and origin == ORIGIN_API:
+            notice_list.append(
+                notices.auto_resolution(follow_up.next_attempt_at, follow_up.expires_at, follow_up.max_attempts)
+            )
+        document = _assemble(screening, request, result, follow_up, notice_list, open_question)
+        body = to_json_bytes(document)
+        Screening.objects.filter(pk=screening.pk).update(document=body)
+        screening.document = body
+        if open_question is not None:
+            original = open_question.screening
+            resolution.supersede(open_question, screening)
+            emit(account.pk, environment, "screening.resolved", _resolved_event_data(screening, original, document))
+        if (
+            units
+            and quota.warning_due(state)
+            and not quota.warning_due(quota.QuotaState(state.allowance, state.used - units))
+        ):
+            emit(account.pk, environment, "usage.quota_warning", {"used": state.used, "limit": state.allowance.limit})
+    pace.evaluate(account)
+    return Issued(screening, body, state, result)
+
+
+def _assemble(
+    screening: Screening,
+    request: ScreeningRequest,
+    result: engine.ScreenResult,
+    follow_up: FollowUp | None,
+    notice_list: list[dict],
+    open_question: FollowUp | None,
+) -> dict:
+    """The record in contract 2.3 order."""
+    document: dict = {"id": screening.id, "imo": request.imo}
+    if request.normalized_from:
+        document["imo_normalized_from"] = request.normalized_from
+    core = result.document()
+    core.pop("imo")
+    document.update(core)
+    if request.customer_reference is not None:
+        document["customer_reference"] = request.customer_reference
+    document["screened_at"] = rfc3339(screening.screened_at)
+    document["expires_at"] = rfc3339(screening.expires_at)
+    document["methodology_version"] = engine.METHODOLOGY_VERSION
+    document["engine_version"] = engine.ENGINE_VERSION
+    document["unit_charged"] = screening.unit_charged
+    document["notices"] = notice_list
+    if follow_up is not None:
+        document["resolution"] = resolution.block(follow_up)
+    if open_question is not None:
+        document["supersedes"] = open_question.screening_id
+    return document
+
+
+def _notices_for(
+    account: Account,
+    environment: str,
+    request: ScreeningRequest,
+    result: engine.ScreenResult,
+    state: quota.QuotaState,
+    now: datetime,
+    current_id: str,
+) -> list[dict]:
+    found: list[dict] = []
+    if request.normalized_from:
+        found.append(notices.imo_normalized(request.normalized_from, request.imo))
+    repeat = _repeat_notice(account, environment, request.imo, result.status == "INCOMPLETE", now, current_id)
+    if repeat:
+        found.append(repeat)
+    if result.identity.contested:
+        found.append(notices.identity_contested())
+    elif result.check_digit_valid and not result.identity.named:
+        found.append(notices.identity_unresolved(result.retry_after))
+    if quota.warning_due(state):
+        found.append(notices.quota_warning(state))
+    else:
+        projection = quota.pace_projection(account, state, now)
+        if projection is not None:
+            found.append(notices.quota_pace(projection))
+    if result.include_vetting and result.enrichment_seconds >= engine.ENRICHMENT_LATENCY_SECONDS:
+        found.append(notices.enrichment_latency(result.enrichment_seconds))
+    return found
+
+
+def stored_document(screening: Screening) -> dict:
+    import json
+
+    return json.loads(bytes(screening.document))
+
+
+def overlaid_document(screening: Screening) -> dict:
+    """GET by id and list rows: the stored record plus superseded_by and the live resolution."""
+    document = stored_document(screening)
+    document["superseded_by"] = screening.superseded_by_id
+    if "resolution" in document and screening.follow_up is not None:
+        document["resolution"] = resolution.block(screening.follow_up)
+    return document
+
+
+def _unresolved_remedy(follow_up: FollowUp) -> str:
+    if follow_up.cause == "identity":
+        return "No register names this hull: re-screen with vessel_name set to the ship's name."
+    return (
+        "A core sanctions source stayed unavailable for the whole schedule; re-screen under a new "
+        "Idempotency-Key once the outage named in coverage_gaps has ended."
+    )
+
+
+def attempt_follow_up(follow_up: FollowUp, now: datetime | None = None) -> str:
+    """One scheduled re-screen of an open INCOMPLETE. Returns resolved, pending, waiting or unresolved."""
+    now = now or timezone.now()
+    account = follow_up.account
+    if now >= follow_up.expires_at:
+        return _give_up(follow_up)
+    state = quota.current_state(account, follow_up.environment, quota.KIND_SCREENING, now)
+    if state.remaining < 1:
+        reset = state.allowance.resets_at or now + timedelta(days=1)
+        if reset > follow_up.expires_at:
+            return _give_up(follow_up)
+        resolution.wait_for_reset(follow_up, reset)
+        return "waiting"
+    original = follow_up.screening
+    result = engine.screen_hull(original.imo, check_digit_valid=True, include_vetting=True, now=now)
+    if result.status == "INCOMPLETE":
+        resolution.advance(follow_up, now)
+        follow_up.refresh_from_db()
+        if follow_up.status == FollowUp.STATUS_UNRESOLVED:
+            return _give_up(follow_up)
+        return "pending"
+    request = ScreeningRequest(imo=original.imo, customer_reference=original.customer_reference or None)
+    create_screening(account, follow_up.environment, request, origin=ORIGIN_RESOLUTION, now=now, result=result)
+    return "resolved"
+
+
+def _give_up(follow_up: FollowUp) -> str:
+    follow_up.status = FollowUp.STATUS_UNRESOLVED
+    follow_up.save(update_fields=["status", "updated_at"])
+    original = follow_up.screening
+    emit(
+        follow_up.account_id,
+        follow_up.environment,
+        "screening.unresolved",
+        {
+            "screening_id": original.id,
+            "imo": original.imo,
+            "customer_reference": original.customer_reference or None,
+            "cause": follow_up.cause,
+            "attempts": follow_up.attempts,
+            "remedy": _unresolved_remedy(follow_up),
+        },
+    )
+    return "unresolved"

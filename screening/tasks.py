@@ -1,0 +1,31 @@
+"""Beat-driven screening work (thin: services do it)."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+from screening import resolution, services
+
+logger = logging.getLogger("service.resolution")
+
+
+@shared_task(name="screening.run_due_follow_ups")
+def run_due_follow_ups() -> dict:
+    outcomes: dict[str, int] = {}
+    for follow_up in resolution.due():
+        try:
+            outcome = services.attempt_follow_up(follow_up)
+        except Exception:
+            logger.exception("follow-up %s failed", follow_up.pk)
+            outcome = "error"
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    return outcomes
+
+
+@shared_task(name="screening.refresh_sources")
+def refresh_sources(kind: str = "sanctions") -> dict:
+    from screening.refresh import refresh_all
+
+    return refresh_all(kind=kind)

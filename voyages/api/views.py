@@ -1,0 +1,138 @@
+"""Voyage assessments and voyage assessment batches, and the keyless port lookup."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+
+from accounts import concurrency, quota
+from accounts.api.base import KeyedAPIView
+from accounts.idempotency import idempotent
+from config.api.errors import FieldViolation
+from config.api.openapi import error_response
+from config.api.responses import json_bytes_response
+from voyages import batches, services
+from voyages.api.schema import (
+    AssessmentRequestSchema,
+    AssessmentSchema,
+    BatchItemsSchema,
+    BatchRequestSchema,
+    BatchSchema,
+)
+from voyages.models import VoyageAssessment, VoyageBatch
+from voyages.requests import parse_route_request
+
+
+class VoyageAssessmentCollectionView(KeyedAPIView):
+    required_scope = "voyage:score"
+
+    @extend_schema(
+        operation_id="create_voyage_assessment",
+        summary="Assess the risk of a voyage between two ports",
+        request=AssessmentRequestSchema,
+        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=True)],
+        responses={
+            201: OpenApiResponse(AssessmentSchema, description="The assessment (quota headers attached)."),
+            400: error_response(400),
+            402: error_response(402),
+            409: error_response(409),
+            422: error_response(422, "validation_failed (unknown LOCODE, bad via point, …) or route_not_found"),
+            429: error_response(429),
+            503: error_response(503),
+        },
+    )
+    @idempotent
+    def post(self, request):  # type: ignore[no-untyped-def]
+        violations: list[dict] = []
+        route_request = parse_route_request(request.data, violations)
+        if violations:
+            raise FieldViolation(violations)
+        context = request.auth
+        account = context.account
+        quota.ensure_available(account, context.environment, quota.KIND_ASSESSMENT)
+        with concurrency.customer_slot("assessment", account.pk, context.environment):
+            issued = services.create_assessment(account, context.environment, route_request)
+        context.units_charged = 1
+        context.quota_headers = issued.quota.headers()
+        return json_bytes_response(issued.body, status=201, headers=context.quota_headers)
+
+
+class VoyageAssessmentDetailView(KeyedAPIView):
+    required_scope = "voyage:score"
+
+    @extend_schema(
+        operation_id="get_voyage_assessment",
+        summary="The stored assessment, byte-for-byte, until expires_at",
+        responses={200: AssessmentSchema, 404: error_response(404)},
+    )
+    def get(self, request, assessment_id: str):  # type: ignore[no-untyped-def]
+        context = request.auth
+        assessment = VoyageAssessment.objects.filter(
+            pk=assessment_id,
+            account_id=context.account_id,
+            environment=context.environment,
+            expires_at__gt=timezone.now(),
+        ).first()
+        if assessment is None:
+            raise Http404
+        return json_bytes_response(bytes(assessment.document))
+
+
+class VoyageBatchCollectionView(KeyedAPIView):
+    required_scope = "voyage:score"
+
+    @extend_schema(
+        operation_id="create_voyage_assessment_batch",
+        summary="Assess up to 10 routes asynchronously",
+        request=BatchRequestSchema,
+        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=True)],
+        responses={
+            202: BatchSchema,
+            400: error_response(400),
+            402: error_response(402),
+            409: error_response(409),
+            422: error_response(422),
+            429: error_response(429),
+        },
+    )
+    @idempotent
+    def post(self, request):  # type: ignore[no-untyped-def]
+        context = request.auth
+        batch, state = batches.create_batch(context.account, context.environment, request.data)
+        context.quota_headers = state.headers()
+        return json_bytes_response(batches.batch_document(batch), status=202, headers=context.quota_headers)
+
+
+def _batch_for(request, batch_id: str) -> VoyageBatch:  # type: ignore[no-untyped-def]
+    context = request.auth
+    batch = VoyageBatch.objects.filter(
+        pk=batch_id, account_id=context.account_id, environment=context.environment
+    ).first()
+    if batch is None:
+        raise Http404
+    return batch
+
+
+class VoyageBatchDetailView(KeyedAPIView):
+    required_scope = "voyage:score"
+
+    @extend_schema(
+        operation_id="get_voyage_assessment_batch",
+        summary="Poll a batch until completed, partial or failed",
+        responses={200: BatchSchema, 404: error_response(404)},
+    )
+    def get(self, request, batch_id: str):  # type: ignore[no-untyped-def]
+        return json_bytes_response(batches.batch_document(_batch_for(request, batch_id)))
+
+
+class VoyageBatchItemsView(KeyedAPIView):
+    required_scope = "voyage:score"
+
+    @extend_schema(
+        operation_id="list_voyage_assessment_batch_items",
+        summary="The batch's items and results",
+        responses={200: BatchItemsSchema, 404: error_response(404)},
+    )
+    def get(self, request, batch_id: str):  # type: ignore[no-untyped-def]
+        return json_bytes_response(batches.items_document(_batch_for(request, batch_id)))

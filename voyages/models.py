@@ -1,0 +1,77 @@
+"""Voyage assessments (immutable documents) and voyage assessment batches."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils import timezone
+
+from accounts.models import ENVIRONMENTS, Account
+from config.api.ids import new_id
+
+
+def _assessment_id() -> str:
+    return new_id("vas")
+
+
+def _batch_id() -> str:
+    return new_id("vab")
+
+
+def _item_id() -> str:
+    return new_id("vai")
+
+
+class VoyageAssessment(models.Model):
+    """An issued assessment; `document` is the JSON body as issued, replayed byte-for-byte."""
+
+    id = models.CharField(primary_key=True, max_length=40, default=_assessment_id, editable=False)
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="voyage_assessments")
+    environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
+    origin_locode = models.CharField(max_length=5)
+    dest_locode = models.CharField(max_length=5)
+    score = models.PositiveSmallIntegerField()
+    risk_level = models.CharField(max_length=12)
+    document = models.BinaryField()
+    assessed_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["account", "environment", "assessed_at"])]
+
+
+class VoyageBatch(models.Model):
+    STATUS_QUEUED = "queued"
+    STATUS_RUNNING = "running"
+    STATUS_COMPLETED = "completed"
+    STATUS_PARTIAL = "partial"
+    STATUS_FAILED = "failed"
+    TERMINAL = (STATUS_COMPLETED, STATUS_PARTIAL, STATUS_FAILED)
+
+    id = models.CharField(primary_key=True, max_length=40, default=_batch_id, editable=False)
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="voyage_batches")
+    environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
+    status = models.CharField(max_length=10, default=STATUS_QUEUED)
+    customer_reference = models.CharField(max_length=200, blank=True)
+    item_count = models.PositiveSmallIntegerField(default=0)
+    accepted_count = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+
+class VoyageBatchItem(models.Model):
+    STATUS_QUEUED = "queued"
+    STATUS_REJECTED = "rejected"
+    STATUS_SUCCEEDED = "succeeded"
+    STATUS_FAILED = "failed"
+
+    id = models.CharField(primary_key=True, max_length=40, default=_item_id, editable=False)
+    batch = models.ForeignKey(VoyageBatch, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=10, default=STATUS_QUEUED)
+    request = models.JSONField()
+    assessment = models.ForeignKey(VoyageAssessment, null=True, blank=True, on_delete=models.SET_NULL)
+    error = models.JSONField(null=True, blank=True)
+    reserved_unit = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["position"]

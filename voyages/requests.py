@@ -1,0 +1,207 @@
+"""Validation of a voyage route request (contract 4.5), shared by assessments and batches.
+
+Violations are collected as contract field names (route.origin, route.via[3], ...) so the
+caller can turn them into one validation_failed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from voyages.ports import Port, get_catalogue
+
+LOCODE_SHAPE = re.compile(r"^[A-Z]{2}[A-Z2-9]{3}$")
+MAX_VIA = 20
+PORTS_HINT = "look the port up with GET /api/v1/ports?query=<name> and send its locode"
+
+VESSEL_TYPES = (
+    "bulk_carrier",
+    "gas_carrier",
+    "tanker",
+    "container",
+    "general_cargo",
+    "refrigerated_cargo",
+    "combination_carrier",
+    "lng_carrier",
+    "ro_ro_cargo",
+    "ro_ro_cargo_vehicle",
+    "ro_pax",
+    "cruise_passenger",
+)
+LOAD_CONDITIONS = ("laden", "ballast")
+
+
+@dataclass
+class RouteRequest:
+    origin: Port
+    destination: Port
+    via: list[tuple[float, float]] = field(default_factory=list)  # (lon, lat)
+    vessel_type: str | None = None
+    load_condition: str | None = None
+    speed_knots: float | None = None
+    dwt_tonnes: float | None = None
+    fuel_type: str | None = None
+    fuel_consumption_tonnes_per_day: float | None = None
+    bunker_price_usd_per_tonne: float | None = None
+    customer_reference: str | None = None
+
+
+def _locode(value: Any, name: str, violations: list[dict]) -> Port | None:
+    if isinstance(value, dict):
+        value = value.get("locode")
+    if not isinstance(value, str):
+        violations.append(
+            {
+                "field": name,
+                "message": f'{name} must be a UN/LOCODE string such as NLRTM or {{"locode": "NLRTM"}}; {PORTS_HINT}.',
+            }
+        )
+        return None
+    if not LOCODE_SHAPE.match(value):
+        hint = f" (did you mean {value.upper()}?)" if LOCODE_SHAPE.match(value.upper()) else ""
+        violations.append(
+            {
+                "field": name,
+                "message": f"{value!r} is not an uppercase 5-character UN/LOCODE{hint}; "
+                f"port names are not accepted — {PORTS_HINT}.",
+            }
+        )
+        return None
+    port = get_catalogue().get_port(value)
+    if port is None:
+        violations.append({"field": name, "message": f"{value} is not a port this service carries; {PORTS_HINT}."})
+    return port
+
+
+def _number(route: dict, key: str, violations: list[dict], *, minimum: float, maximum: float) -> float | None:
+    if key not in route or route[key] is None:
+        return None
+    value = route[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        violations.append({"field": f"route.{key}", "message": f"route.{key} must be a number; correct it and resend."})
+        return None
+    if not minimum <= value <= maximum:
+        violations.append(
+            {
+                "field": f"route.{key}",
+                "message": f"route.{key} must be between {minimum:g} and {maximum:g}; correct it and resend.",
+            }
+        )
+        return None
+    return float(value)
+
+
+def _choice(route: dict, key: str, choices: tuple[str, ...], violations: list[dict]) -> str | None:
+    if key not in route or route[key] is None:
+        return None
+    value = route[key]
+    if not isinstance(value, str) or value not in choices:
+        violations.append(
+            {
+                "field": f"route.{key}",
+                "message": f"route.{key} must be one of {', '.join(choices)}; correct it and resend.",
+            }
+        )
+        return None
+    return value
+
+
+def _via(raw: Any, violations: list[dict]) -> list[tuple[float, float]]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        violations.append(
+            {
+                "field": "route.via",
+                "message": "route.via must be an array of [lon, lat] pairs or "
+                "{lat, lon} objects; correct it and resend.",
+            }
+        )
+        return []
+    if len(raw) > MAX_VIA:
+        violations.append(
+            {
+                "field": "route.via",
+                "message": f"route.via holds {len(raw)} points; at most {MAX_VIA} are accepted — drop some and resend.",
+            }
+        )
+        return []
+    points = []
+    for index, item in enumerate(raw):
+        if isinstance(item, dict):
+            lon, lat = item.get("lon"), item.get("lat")
+        elif isinstance(item, list) and len(item) == 2:
+            lon, lat = item
+        else:
+            lon = lat = None
+        valid = all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in (lon, lat))
+        if not valid or not (-180 <= lon <= 180 and -90 <= lat <= 90):  # type: ignore[operator]
+            violations.append(
+                {
+                    "field": f"route.via[{index}]",
+                    "message": 'each via point is [lon, lat] or {"lat": …, "lon": …} with lat in '
+                    "-90..90 and lon in -180..180; correct it and resend.",
+                }
+            )
+            continue
+        points.append((float(lon), float(lat)))  # type: ignore[arg-type]
+    return points
+
+
+def parse_route_request(body: Any, violations: list[dict], prefix: str = "") -> RouteRequest | None:
+    """Validate one route request body; append violations (field names prefixed) and return it or None."""
+    local: list[dict] = []
+    if not isinstance(body, dict):
+        violations.append({"field": prefix or "body", "message": "must be a JSON object; correct it and resend."})
+        return None
+    route = body.get("route")
+    if not isinstance(route, dict):
+        local.append(
+            {"field": "route", "message": "route must be an object with origin and destination; correct it and resend."}
+        )
+        route = {}
+    reference = body.get("customer_reference")
+    if reference is not None and (not isinstance(reference, str) or len(reference) > 200):
+        local.append(
+            {
+                "field": "customer_reference",
+                "message": "customer_reference must be a string of at most 200 characters; correct it and resend.",
+            }
+        )
+    origin = _locode(route.get("origin"), "route.origin", local) if route else None
+    destination = _locode(route.get("destination"), "route.destination", local) if route else None
+    if origin is not None and destination is not None and origin.locode == destination.locode:
+        local.append(
+            {
+                "field": "route.destination",
+                "message": "route.destination equals route.origin; a voyage "
+                "needs two different ports — correct it and resend.",
+            }
+        )
+    request = RouteRequest(
+        origin=origin,  # type: ignore[arg-type]
+        destination=destination,  # type: ignore[arg-type]
+        via=_via(route.get("via"), local),
+        vessel_type=_choice(route, "vessel_type", VESSEL_TYPES, local),
+        load_condition=_choice(route, "load_condition", LOAD_CONDITIONS, local),
+        speed_knots=_number(route, "speed_knots", local, minimum=1, maximum=40),
+        dwt_tonnes=_number(route, "dwt_tonnes", local, minimum=100, maximum=600_000),
+        fuel_type=route.get("fuel_type") if isinstance(route.get("fuel_type"), str) else None,
+        fuel_consumption_tonnes_per_day=_number(
+            route, "fuel_consumption_tonnes_per_day", local, minimum=0.1, maximum=500
+        ),
+        bunker_price_usd_per_tonne=_number(route, "bunker_price_usd_per_tonne", local, minimum=0, maximum=10_000),
+        customer_reference=reference if isinstance(reference, str) else None,
+    )
+    if "fuel_type" in route and route["fuel_type"] is not None and not isinstance(route["fuel_type"], str):
+        local.append(
+            {"field": "route.fuel_type", "message": "route.fuel_type must be a string; correct it and resend."}
+        )
+    if prefix:
+        for violation in local:
+            violation["field"] = f"{prefix}.{violation['field']}"
+    violations.extend(local)
+    return None if local else request

@@ -1,0 +1,126 @@
+"""Voyage assessments: route → layers → score → the stored 2.10 document."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts import quota
+from accounts.models import Account
+from config.api.errors import ApiError, FieldViolation
+from config.api.ids import new_id
+from config.api.responses import to_json_bytes
+from config.api.timefmt import rfc3339
+from voyages import carbon, layers_state, routing
+from voyages.layers.geo import RouteInput
+from voyages.models import VoyageAssessment
+from voyages.requests import RouteRequest
+from voyages.scoring import assess_route_risk
+
+METHODOLOGY_VERSION = "voyage_risk_external_v1"
+RETENTION = timedelta(days=30)
+DISCLAIMER = (
+    "Decision support only: derived scores, drivers, route context, confidence and source-status summaries. "
+    "Not navigation, safety, legal, insurance or sanctions-compliance advice. The route is a modelled sea path, "
+    "not a passage plan. Test keys do not authorize production or customer-facing use."
+)
+
+
+@dataclass(frozen=True)
+class IssuedAssessment:
+    assessment: VoyageAssessment
+    body: bytes
+    quota: quota.QuotaState
+
+
+def compute_document(request: RouteRequest, *, assessment_id: str, now: datetime) -> dict:
+    """The assessment document (2.10) for a validated request. Raises ApiError on routing failures."""
+    try:
+        route = routing.compute_route(request.origin, request.destination, via=request.via)
+    except routing.ViaPointError as exc:
+        raise FieldViolation(
+            [
+                {
+                    "field": f"route.via[{exc.index}]",
+                    "message": f"{exc.message}; move the point to open water and resend.",
+                }
+            ]
+        ) from None
+    except routing.RouteNotFound as exc:
+        raise ApiError(
+            422,
+            "route_not_found",
+            f"No sea route connects {request.origin.locode} and {request.destination.locode}: {exc}",
+        ) from None
+    route_input = RouteInput(
+        coordinates=list(route.coordinates),
+        distance_nm=route.distance_nm,
+        origin_country=request.origin.country_code,
+        dest_country=request.destination.country_code,
+    )
+    layer_set = layers_state.current()
+    forecast, forecast_ok = layers_state.forecast_for(route_input)
+    risk = assess_route_risk(route_input, as_of=now, layers=layer_set, forecast=forecast if forecast_ok else None)
+    document: dict = {"id": assessment_id}
+    if request.customer_reference is not None:
+        document["customer_reference"] = request.customer_reference
+    document["route"] = {
+        "origin_locode": request.origin.locode,
+        "dest_locode": request.destination.locode,
+        "via_waypoints": [list(point) for point in route.via_waypoints],
+        "distance_nm": round(route.distance_nm, 1),
+        "geometry": routing.route_geojson(route),
+    }
+    document["score"] = risk.score
+    document["risk_level"] = risk.risk_level
+    document["drivers"] = risk.drivers
+    document["jwc_intersected_areas"] = risk.jwc_intersected_areas
+    document["eez_transit"] = risk.eez_transit
+    if risk.score_floor is not None:
+        document["score_floor"] = risk.score_floor
+    document["confidence"] = risk.confidence
+    document["missing_sources"] = risk.missing_sources
+    document["sources"] = risk.sources
+    document["source_status"] = risk.source_status
+    document["methodology_version"] = METHODOLOGY_VERSION
+    document["assessed_at"] = rfc3339(now)
+    document["expires_at"] = rfc3339(now + RETENTION)
+    document["disclaimer"] = DISCLAIMER
+    carbon_block = carbon.block_for_request(request, route.distance_nm, now.year)
+    if carbon_block is not None:
+        document["carbon_intensity"] = carbon_block
+    document["report_url"] = f"{settings.PUBLIC_BASE_URL}/voyage-assessments/{assessment_id}/report"
+    return document
+
+
+def create_assessment(
+    account: Account, environment: str, request: RouteRequest, now: datetime | None = None, *, charge_units: int = 1
+) -> IssuedAssessment:
+    now = now or timezone.now()
+    assessment_id = new_id("vas")
+    document = compute_document(request, assessment_id=assessment_id, now=now)
+    body = to_json_bytes(document)
+    with transaction.atomic():
+        state = quota.charge(account, environment, quota.KIND_ASSESSMENT, charge_units)
+        assessment = VoyageAssessment.objects.create(
+            id=assessment_id,
+            account=account,
+            environment=environment,
+            origin_locode=request.origin.locode,
+            dest_locode=request.destination.locode,
+            score=document["score"],
+            risk_level=document["risk_level"],
+            document=body,
+            assessed_at=now,
+            expires_at=now + RETENTION,
+        )
+    return IssuedAssessment(assessment, body, state)
+
+
+def stored_document(assessment: VoyageAssessment) -> dict:
+    return json.loads(bytes(assessment.document))
