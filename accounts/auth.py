@@ -74,8 +74,17 @@ def _load_key(lookup: str) -> dict | None:
         ApiKey.objects.filter(lookup=lookup)
         .select_related("account")
         .values(
-            "id", "environment", "secret_hash", "pepper_id", "scopes", "allowed_ips", "expires_at", "revoked_at",
-            "last_used_at", "account_id", "account__entitlement",
+            "id",
+            "environment",
+            "secret_hash",
+            "pepper_id",
+            "scopes",
+            "allowed_ips",
+            "expires_at",
+            "revoked_at",
+            "last_used_at",
+            "account_id",
+            "account__entitlement",
         )
         .first()
     )
@@ -169,36 +178,44 @@ def ip_allowed(address: str, allowed: list[str]) -> bool:
     return False
 
 
+def enforce_keyed_rules(
+    context: KeyContext, address: str, required_scope: str | None, *, live_only: bool = False
+) -> None:
+    """The keyed lane's rules after authentication, in order; shared by REST views and MCP tools."""
+    context.rate = ratelimit.hit(ratelimit.KEY_RATE, "key", context.key_id)
+    if not context.rate.allowed:
+        raise ApiError(
+            429,
+            "rate_limit_exceeded",
+            f"Over {context.rate.limit} requests per minute on this key; back off until X-RateLimit-Reset.",
+            headers={"Retry-After": str(context.rate.retry_after)},
+        )
+    switches = current_switches()
+    if switches.api_paused:
+        raise ApiError(
+            503,
+            "api_paused",
+            "The API is paused by an operator. Nothing ran and nothing was charged; resend after Retry-After.",
+            headers={"Retry-After": str(switches.api_paused_retry_after)},
+        )
+    if not ip_allowed(address, context.allowed_ips):
+        raise ApiError(403, "ip_not_allowed", "This key may not be used from this source address.")
+    if required_scope and required_scope not in context.scopes:
+        raise ApiError(
+            403, "insufficient_scope", f"This key lacks the scope {required_scope}. Create a key that carries it."
+        )
+    if live_only and context.environment != ENV_LIVE:
+        raise ApiError(403, "environment_not_allowed", "This operation is not available on a test key; use a live key.")
+
+
 class KeyedAccess(BasePermission):
     """Applies the keyed lane's rules; a view names `required_scope` and may set `live_only`."""
 
     def has_permission(self, request, view) -> bool:  # type: ignore[no-untyped-def]
-        context: KeyContext = request.auth
-        context.rate = ratelimit.hit(ratelimit.KEY_RATE, "key", context.key_id)
-        if not context.rate.allowed:
-            raise ApiError(
-                429,
-                "rate_limit_exceeded",
-                f"Over {context.rate.limit} requests per minute on this key; back off until X-RateLimit-Reset.",
-                headers={"Retry-After": str(context.rate.retry_after)},
-            )
-        switches = current_switches()
-        if switches.api_paused:
-            raise ApiError(
-                503,
-                "api_paused",
-                "The API is paused by an operator. Nothing ran and nothing was charged; resend after Retry-After.",
-                headers={"Retry-After": str(switches.api_paused_retry_after)},
-            )
-        if not ip_allowed(client_ip(request._request), context.allowed_ips):
-            raise ApiError(403, "ip_not_allowed", "This key may not be used from this source address.")
-        scope = getattr(view, "required_scope", None)
-        if scope and scope not in context.scopes:
-            raise ApiError(
-                403, "insufficient_scope", f"This key lacks the scope {scope}. Create a key that carries it."
-            )
-        if getattr(view, "live_only", False) and context.environment != ENV_LIVE:
-            raise ApiError(
-                403, "environment_not_allowed", "This operation is not available on a test key; use a live key."
-            )
+        enforce_keyed_rules(
+            request.auth,
+            client_ip(request._request),
+            getattr(view, "required_scope", None),
+            live_only=getattr(view, "live_only", False),
+        )
         return True

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
+from mcp.server.transport_security import TransportSecuritySettings
 
 from config.api.ids import is_well_formed_request_id, new_request_id
 
@@ -36,16 +38,42 @@ async def _send_json(send, status: int, body: dict, request_id: str, extra: list
     await send({"type": "http.response.body", "body": payload})
 
 
+def transport_security() -> TransportSecuritySettings:
+    """The SDK's Host check mirrors Django's ALLOWED_HOSTS plus the host of MCP_BASE_URL ('*' turns it off)."""
+    hosts = list(settings.ALLOWED_HOSTS)
+    mcp_host = urlsplit(settings.MCP_BASE_URL).netloc
+    if mcp_host:
+        hosts.append(mcp_host)
+    if "*" in hosts:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    allowed: list[str] = []
+    for host in hosts:
+        bare = host.lstrip(".")
+        allowed.extend([bare, f"{bare}:*"])
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=allowed, allowed_origins=[])
+
+
 def build_mcp_application():  # type: ignore[no-untyped-def]
     from mcp_bridge.tools import build_server
 
-    server = build_server()
-    inner = server.streamable_http_app(streamable_http_path="/mcp", json_response=True, stateless_http=True)
+    def fresh_inner():  # type: ignore[no-untyped-def]
+        return build_server().streamable_http_app(
+            streamable_http_path="/mcp",
+            json_response=True,
+            stateless_http=True,
+            transport_security=transport_security(),
+        )
+
+    # The SDK's session manager runs once per instance; each lifespan (a server start, a test)
+    # gets its own, so the app can be started again in the same process.
+    current = {"inner": fresh_inner()}
 
     async def app(scope: dict[str, Any], receive, send) -> None:  # type: ignore[no-untyped-def]
         if scope["type"] == "lifespan":
-            await inner(scope, receive, send)
+            current["inner"] = fresh_inner()
+            await current["inner"](scope, receive, send)
             return
+        inner = current["inner"]
         sent = _header(scope, b"x-request-id")
         request_id = sent if is_well_formed_request_id(sent) else new_request_id()
         path = scope.get("path", "")
@@ -78,6 +106,9 @@ def build_mcp_application():  # type: ignore[no-untyped-def]
                 message["headers"] = list(message.get("headers", [])) + [(b"x-request-id", request_id.encode())]
             await send(message)
 
+        # Tools read the request id the same way the REST views do: from the request headers.
+        headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"x-request-id"]
+        scope = dict(scope, headers=headers + [(b"x-request-id", request_id.encode())])
         if path != "/mcp":
             scope = dict(scope, path="/mcp", raw_path=b"/mcp")
         await inner(scope, receive, send_with_request_id)

@@ -1,17 +1,152 @@
-"""MCP tools over the same services as the REST API."""
+"""MCP tools over the same services as the REST API (contract part 1.8).
+
+`check_vessel` and `find_port` need no key and count against the caller's own keyless
+allowance (100 per hour per address), exactly as the REST calls do. The other tools need
+`Authorization: Bearer <key>` on the MCP request and pass the keyed lane's rules (rate,
+pause, allowed IPs, scope) and metering as the matching REST call would. A refusal is a
+tool error whose text starts with the REST error code.
+"""
 
 from __future__ import annotations
 
-from mcp.server.mcpserver import MCPServer
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from config.api.clientip import resolve_client_ip
+from config.api.errors import ApiError
+
+MCP_VERSION = "2026-10-08"
+
+
+def _http(ctx: Context) -> Any:
+    return getattr(ctx.request_context, "request", None)
+
+
+def _header(ctx: Context, name: str) -> str | None:
+    headers = ctx.headers or {}
+    return headers.get(name)
+
+
+def _address(ctx: Context) -> str:
+    request = _http(ctx)
+    peer = request.client.host if request is not None and request.client else ""
+    return resolve_client_ip(peer, _header(ctx, "x-forwarded-for"))
+
+
+def _request_id(ctx: Context) -> str:
+    return _header(ctx, "x-request-id") or ""
+
+
+def _refusal(code: str, message: str) -> ToolError:
+    return ToolError(f"{code}: {message}")
+
+
+def check_vessel_sync(imo: str, address: str, request_id: str) -> dict[str, Any]:
+    from screening import keyless
+    from screening.imo import InvalidImoPath, parse_keyless_imo
+
+    try:
+        parsed = parse_keyless_imo(imo)
+    except InvalidImoPath as exc:
+        raise _refusal("invalid_imo", str(exc)) from None
+    outcome = keyless.run_check(parsed, address, request_id)
+    if outcome.status != 200:
+        raise _refusal(outcome.body["code"], outcome.body["message"])
+    return outcome.body
+
+
+def find_port_sync(query: str, limit: int, address: str, request_id: str) -> dict[str, Any]:
+    from screening import keyless
+    from voyages.ports import MAX_LIMIT, get_catalogue
+
+    text = (query or "").strip()
+    if not text or len(text) > 100:
+        raise _refusal("validation_failed", "query must be a port name or UN/LOCODE of 1 to 100 characters")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise _refusal("validation_failed", f"limit must be from 1 to {MAX_LIMIT}")
+    _, refused = keyless.admit(address, request_id)
+    if refused is not None:
+        raise _refusal(refused.body["code"], refused.body["message"])
+    matches = get_catalogue().search(text, limit)
+    keyless.count_call(address)
+    return {"ports": [{**m.port.as_dict(), "match_score": m.match_score, "match_type": m.match_type} for m in matches]}
+
+
+def _keyed_context(authorization: str | None, address: str, scope: str) -> Any:
+    from accounts.auth import authenticate_header_value, enforce_keyed_rules
+
+    context = authenticate_header_value(authorization)
+    enforce_keyed_rules(context, address, scope)
+    return context
+
+
+def screen_vessel_sync(
+    authorization: str | None, address: str, imo: str, vessel_name: str | None, include_vetting: bool
+) -> dict[str, Any]:
+    import json
+
+    from screening import services
+    from screening.imo import ImoInputError, parse_screening_imo
+
+    try:
+        context = _keyed_context(authorization, address, "vessel:screen")
+        try:
+            parsed = parse_screening_imo(imo, appended_digit_correction=context.account.appended_digit_correction)
+        except ImoInputError as exc:
+            raise ApiError(422, "validation_failed", f"imo: {exc}") from None
+        issued = services.screen_for_caller(
+            context.account,
+            context.environment,
+            services.ScreeningRequest(
+                imo=parsed.imo,
+                check_digit_valid=parsed.check_digit_valid,
+                normalized_from=parsed.normalized_from,
+                vessel_name=vessel_name,
+                include_vetting=include_vetting,
+            ),
+        )
+    except ApiError as exc:
+        raise _refusal(exc.code, exc.message) from None
+    return json.loads(issued.body)
 
 
 def build_server() -> MCPServer:
     server = MCPServer(
         name="vessel-screening",
         instructions=(
-            "Screen ships by IMO number and look up ports. Output is decision support, not legal, "
-            "insurance or sanctions-compliance advice."
+            "Screen ships by IMO number and look up ports. check_vessel and find_port need no key (100 calls "
+            "per hour per address); screen_vessel needs an Authorization Bearer key with the vessel:screen scope. "
+            "Output is decision support, not legal, insurance or sanctions-compliance advice."
         ),
-        version="2026-10-08",
+        version=MCP_VERSION,
     )
+
+    @server.tool(
+        structured_output=True,
+        description="Keyless vessel check by IMO number: sanctions verdict, ownership opacity, vetting grade.",
+    )
+    async def check_vessel(imo: str, ctx: Context) -> dict[str, Any]:
+        return await sync_to_async(check_vessel_sync)(imo, _address(ctx), _request_id(ctx))
+
+    @server.tool(
+        structured_output=True,
+        description="Resolve a port name or UN/LOCODE to routable ports, best match first (keyless).",
+    )
+    async def find_port(query: str, ctx: Context, limit: int = 10) -> dict[str, Any]:
+        return await sync_to_async(find_port_sync)(query, limit, _address(ctx), _request_id(ctx))
+
+    @server.tool(
+        structured_output=True,
+        description="Keyed screening of a hull by IMO (POST /api/v1/screenings); one unit per verdict.",
+    )
+    async def screen_vessel(
+        imo: str, ctx: Context, vessel_name: str | None = None, include_vetting: bool = True
+    ) -> dict[str, Any]:
+        return await sync_to_async(screen_vessel_sync)(
+            _header(ctx, "authorization"), _address(ctx), imo, vessel_name, include_vetting
+        )
+
     return server

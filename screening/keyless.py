@@ -168,20 +168,69 @@ def _feed_state(ip: str, imo: str, now: datetime) -> tuple[bool, int]:
     return flagged, used
 
 
-def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -> KeylessOutcome:
-    now = now or timezone.now()
-    hourly = ratelimit.peek(HOURLY_SPEC, "keyless", ip)
+def paused_outcome(request_id: str, hourly: ratelimit.RateState) -> KeylessOutcome | None:
     switches = current_switches()
-    if switches.keyless_paused:
+    if not switches.keyless_paused:
+        return None
+    return error(
+        503,
+        "keyless_paused",
+        "Keyless calls are paused under unusual load; retry after Retry-After, "
+        f"or use a free key ({settings.PUBLIC_BASE_URL}/signup).",
+        request_id,
+        hourly,
+        {"Retry-After": str(switches.keyless_paused_retry_after)},
+    )
+
+
+def rate_outcome(ip: str, request_id: str, hourly: ratelimit.RateState) -> KeylessOutcome | None:
+    """The burst window, then the hourly allowance: a refusal, or None when the call may go on."""
+    burst = ratelimit.hit(BURST_SPEC, "keyless-burst", ip)
+    if not burst.allowed:
         return error(
-            503,
-            "keyless_paused",
-            "Keyless checks are paused under unusual load; retry after Retry-After, "
-            f"or use a free key ({settings.PUBLIC_BASE_URL}/signup).",
+            429,
+            "rate_limit_exceeded",
+            "Too many keyless calls in a short time from this address; slow down "
+            f"(limit 100 per hour, smoothed). A free key lifts this: {settings.PUBLIC_BASE_URL}/signup",
             request_id,
             hourly,
-            {"Retry-After": str(switches.keyless_paused_retry_after)},
+            {"Retry-After": str(burst.retry_after), **hourly.headers()},
         )
+    if not hourly.allowed:
+        return error(
+            429,
+            "rate_limit_exceeded",
+            f"100 keyless calls per hour from this address are used. A free key lifts this: "
+            f"{settings.PUBLIC_BASE_URL}/signup",
+            request_id,
+            hourly,
+            {"Retry-After": str(hourly.retry_after), **hourly.headers()},
+        )
+    return None
+
+
+def peek_hourly(ip: str) -> ratelimit.RateState:
+    return ratelimit.peek(HOURLY_SPEC, "keyless", ip)
+
+
+def count_call(ip: str) -> ratelimit.RateState:
+    """Count one answered keyless call against the address's hourly allowance."""
+    return ratelimit.hit(HOURLY_SPEC, "keyless", ip)
+
+
+def admit(ip: str, request_id: str) -> tuple[ratelimit.RateState, KeylessOutcome | None]:
+    """The keyless gate shared by the check, the port lookup and keyless MCP tools (limits part 8)."""
+    hourly = peek_hourly(ip)
+    refused = paused_outcome(request_id, hourly) or rate_outcome(ip, request_id, hourly)
+    return hourly, refused
+
+
+def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -> KeylessOutcome:
+    now = now or timezone.now()
+    hourly = peek_hourly(ip)
+    paused = paused_outcome(request_id, hourly)
+    if paused is not None:
+        return paused
     flagged, sample_used = _feed_state(ip, imo, now)
     if flagged and sample_used > MONTHLY_SAMPLE:
         reset = next_month_start(now)
@@ -200,29 +249,12 @@ def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -
                 "X-RateLimit-Reset": str(int(reset.timestamp())),
             },
         )
-    burst = ratelimit.hit(BURST_SPEC, "keyless-burst", ip)
-    if not burst.allowed:
-        return error(
-            429,
-            "rate_limit_exceeded",
-            "Too many checks in a short time from this address; slow down "
-            f"(limit 100 per hour, smoothed). A free key lifts this: {settings.PUBLIC_BASE_URL}/signup",
-            request_id,
-            hourly,
-            {"Retry-After": str(burst.retry_after), **hourly.headers()},
-        )
-    if not hourly.allowed:
-        return error(
-            429,
-            "rate_limit_exceeded",
-            f"100 checks per hour from this address are used. A free key lifts this: {settings.PUBLIC_BASE_URL}/signup",
-            request_id,
-            hourly,
-            {"Retry-After": str(hourly.retry_after), **hourly.headers()},
-        )
+    refused = rate_outcome(ip, request_id, hourly)
+    if refused is not None:
+        return refused
     cached = cached_check(imo)
     if cached is not None:
-        counted = ratelimit.hit(HOURLY_SPEC, "keyless", ip)
+        counted = count_call(ip)
         return KeylessOutcome(200, cached, counted.headers(), from_cache=True, report=cached_report(imo))
     waiting_key = f"keyless:waiting:{ip}"
     waiting = shared_state.incr(waiting_key, 60)
@@ -261,7 +293,7 @@ def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -
     if result.status != "INCOMPLETE":
         cache.set(_cache_key(imo), json.dumps(document), CACHE_SECONDS)
         cache.set(f"keyless:report:{imo}", json.dumps(report), CACHE_SECONDS)
-    counted = ratelimit.hit(HOURLY_SPEC, "keyless", ip)
+    counted = count_call(ip)
     return KeylessOutcome(200, document, counted.headers(), report=report)
 
 

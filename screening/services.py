@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from accounts import pace, quota
+from accounts import concurrency, pace, quota
 from accounts.models import Account
 from config.api.ids import new_id
 from config.api.responses import to_json_bytes
@@ -77,6 +77,14 @@ def _resolved_event_data(answer: Screening, original: Screening, document: dict)
         "screened_at": document["screened_at"],
         "unit_charged": document["unit_charged"],
     }
+
+
+def screen_for_caller(account: Account, environment: str, request: ScreeningRequest) -> Issued:
+    """A caller's screening: pace pause, allowance, the in-flight ceiling, then the record (REST and MCP)."""
+    pace.ensure_not_paused(account)
+    quota.ensure_available(account, environment, quota.KIND_SCREENING)
+    with concurrency.customer_slot("screening", account.pk, environment):
+        return create_screening(account, environment, request)
 
 
 def create_screening(

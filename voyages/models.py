@@ -75,3 +75,31 @@ class VoyageBatchItem(models.Model):
 
     class Meta:
         ordering = ["position"]
+
+
+class LayerSnapshot(models.Model):
+    """A loaded copy of a risk-layer source (piracy incidents, country indicators, EEZ polygons).
+
+    `payload` holds the parsed rows as JSON; the newest active row per layer serves. A failed load
+    is kept as a failed row with its reason, and the previous active copy keeps serving.
+    """
+
+    STATUS_ACTIVE = "active"
+    STATUS_SUPERSEDED = "superseded"
+    STATUS_FAILED = "failed"
+    STATUSES = [(STATUS_ACTIVE, "active"), (STATUS_SUPERSEDED, "superseded"), (STATUS_FAILED, "failed")]
+
+    layer = models.CharField(max_length=40, help_text="piracy_asam, piracy_imb, country_indicators, eez, ...")
+    status = models.CharField(max_length=12, choices=STATUSES)
+    payload = models.JSONField(default=list)
+    row_count = models.PositiveIntegerField(default=0)
+    latest_event_at = models.DateTimeField(null=True, blank=True)
+    loaded_at = models.DateTimeField(default=timezone.now)
+    origin = models.CharField(max_length=500, blank=True)
+    message = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["layer", "status", "-loaded_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.layer} {self.status} {self.loaded_at:%Y-%m-%d %H:%M}"

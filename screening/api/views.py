@@ -6,7 +6,6 @@ from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from accounts import concurrency, pace, quota
 from accounts.api.base import KeyedAPIView
 from accounts.idempotency import idempotent
 from config.api.errors import FieldViolation
@@ -68,21 +67,18 @@ class ScreeningCollectionView(KeyedAPIView):
         imo, normalized_from, check_digit_valid = parse_imo_field(
             values["imo"], correction=account.appended_digit_correction
         )
-        pace.ensure_not_paused(account)
-        quota.ensure_available(account, context.environment, quota.KIND_SCREENING)
-        with concurrency.customer_slot("screening", account.pk, context.environment):
-            issued = services.create_screening(
-                account,
-                context.environment,
-                services.ScreeningRequest(
-                    imo=imo,
-                    check_digit_valid=check_digit_valid,
-                    normalized_from=normalized_from,
-                    vessel_name=values.get("vessel_name"),
-                    customer_reference=values.get("customer_reference"),
-                    include_vetting=values["include_vetting"],
-                ),
-            )
+        issued = services.screen_for_caller(
+            account,
+            context.environment,
+            services.ScreeningRequest(
+                imo=imo,
+                check_digit_valid=check_digit_valid,
+                normalized_from=normalized_from,
+                vessel_name=values.get("vessel_name"),
+                customer_reference=values.get("customer_reference"),
+                include_vetting=values["include_vetting"],
+            ),
+        )
         context.units_charged = 1 if issued.screening.unit_charged else 0
         context.quota_headers = issued.quota.headers()
         return json_bytes_response(issued.body, status=201, headers=context.quota_headers)

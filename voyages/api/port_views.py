@@ -1,0 +1,100 @@
+"""GET /api/v1/ports?query=&limit= — the keyless port lookup (contract 2.2, 4.2)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+
+from accounts.api.base import KeylessAPIView
+from config.api.clientip import client_ip
+from config.api.errors import request_id_of
+from config.api.responses import json_bytes_response
+from screening import keyless
+from voyages.ports import DEFAULT_LIMIT, MAX_LIMIT, get_catalogue
+
+_PORT = inline_serializer(
+    name="Port",
+    fields={
+        "locode": serializers.CharField(help_text="Uppercase 5-character UN/LOCODE; always routable"),
+        "name": serializers.CharField(),
+        "country": serializers.CharField(),
+        "country_code": serializers.CharField(),
+        "lat": serializers.FloatField(),
+        "lon": serializers.FloatField(),
+        "match_score": serializers.IntegerField(help_text="0-100, best first"),
+        "match_type": serializers.ChoiceField(
+            choices=["exact_locode", "exact_name", "prefix", "word", "similar"],
+            help_text="Only exact_locode and exact_name may be auto-selected; weaker matches are shown to a person.",
+        ),
+    },
+)
+_KEYLESS_ERROR = inline_serializer(
+    name="KeylessPortError",
+    fields={
+        "code": serializers.CharField(),
+        "message": serializers.CharField(),
+        "request_id": serializers.CharField(),
+        "field_violations": serializers.ListField(child=serializers.DictField(), required=False),
+        "usage": serializers.DictField(),
+        "example": serializers.DictField(),
+    },
+)
+
+
+def _violation(field: str, message: str, request_id: str, ip: str) -> tuple[dict, dict[str, str]]:
+    rate = keyless.peek_hourly(ip)
+    outcome = keyless.error(422, "validation_failed", message, request_id, rate, rate.headers())
+    outcome.body["field_violations"] = [{"field": field, "message": message}]
+    return outcome.body, outcome.headers
+
+
+class PortLookupView(KeylessAPIView):
+    @extend_schema(
+        operation_id="find_port",
+        summary="Resolve a port name or UN/LOCODE to routable ports (keyless, 100 per hour per address)",
+        auth=[],
+        parameters=[
+            OpenApiParameter("query", str, required=True, description="A port name (any language form) or UN/LOCODE"),
+            OpenApiParameter("limit", int, required=False, description=f"1 to {MAX_LIMIT}; default {DEFAULT_LIMIT}"),
+        ],
+        responses={
+            200: inline_serializer(name="PortList", fields={"ports": serializers.ListField(child=_PORT)}),
+            422: OpenApiResponse(
+                _KEYLESS_ERROR, description="validation_failed: empty query or bad limit (not counted)"
+            ),
+            429: OpenApiResponse(_KEYLESS_ERROR, description="rate_limit_exceeded (hourly or burst)"),
+            503: OpenApiResponse(_KEYLESS_ERROR, description="keyless_paused"),
+        },
+    )
+    def get(self, request):  # type: ignore[no-untyped-def]
+        ip = client_ip(request._request)
+        request_id = request_id_of(request)
+        query = (request.query_params.get("query") or "").strip()
+        raw_limit = request.query_params.get("limit")
+        if not query:
+            body, headers = _violation(
+                "query",
+                "query is required: send a port name or UN/LOCODE, e.g. /api/v1/ports?query=Rotterdam",
+                request_id,
+                ip,
+            )
+            return json_bytes_response(body, status=422, headers=headers)
+        if len(query) > 100:
+            body, headers = _violation("query", "query is longer than 100 characters; shorten it", request_id, ip)
+            return json_bytes_response(body, status=422, headers=headers)
+        limit = DEFAULT_LIMIT
+        if raw_limit is not None:
+            if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= MAX_LIMIT:
+                body, headers = _violation(
+                    "limit", f"limit must be a whole number from 1 to {MAX_LIMIT}", request_id, ip
+                )
+                return json_bytes_response(body, status=422, headers=headers)
+            limit = int(raw_limit)
+        _, refused = keyless.admit(ip, request_id)
+        if refused is not None:
+            request._request.error_code = refused.body["code"]
+            return json_bytes_response(refused.body, status=refused.status, headers=refused.headers)
+        matches = get_catalogue().search(query, limit)
+        counted = keyless.count_call(ip)
+        ports = [{**m.port.as_dict(), "match_score": m.match_score, "match_type": m.match_type} for m in matches]
+        return json_bytes_response({"ports": ports}, headers=counted.headers())

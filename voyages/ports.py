@@ -1,0 +1,205 @@
+"""The port catalogue: ports the routing network can reach, and the keyless port lookup (4.2).
+
+Ports come from the catalogue bundled with the `searoute` package; a port is carried only
+when a sea-lane node lies within MAX_PORT_SNAP_NM of it by a straight leg over water (global
+land mask; the first few nm may touch the shore), so every code returned is routable and no
+leg to reach it crosses land.
+
+Lookup ranking (match_score 0-100, best first; README "Port lookup"):
+    exact_locode   100  the query is the code (spaces ignored, any case)        auto-selectable
+    exact_name      95  the port's name, or an official local/former name that   auto-selectable
+                        belongs to no other port (spacing and accents ignored)
+    prefix          80  a name starts with the query (longer names rank lower)   shown to a person
+    word            70  the query is a whole word of a name                      shown to a person
+    similar     40-69   rapidfuzz similarity of at least 80                      shown to a person
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+
+from rapidfuzz import fuzz, process
+
+from screening.normalize import compact, fold
+from voyages.port_aliases import PORT_ALIASES
+
+MAX_PORT_SNAP_NM = 150.0
+# The last 40 nm to a berth may follow a river or dredged channel the 1 km land mask cannot see.
+PORT_COASTAL_ALLOWANCE_NM = 40.0
+DEFAULT_LIMIT = 10
+MAX_LIMIT = 50
+FUZZY_CUTOFF = 80.0
+LOCODE_QUERY = re.compile(r"^([A-Za-z]{2})\s?([A-Za-z2-9]{3})$")
+
+MATCH_EXACT_LOCODE = "exact_locode"
+MATCH_EXACT_NAME = "exact_name"
+MATCH_PREFIX = "prefix"
+MATCH_WORD = "word"
+MATCH_SIMILAR = "similar"
+AUTO_SELECTABLE = frozenset({MATCH_EXACT_LOCODE, MATCH_EXACT_NAME})
+
+
+@dataclass(frozen=True)
+class Port:
+    locode: str
+    name: str
+    country: str
+    country_code: str
+    lat: float
+    lon: float
+    node: int = field(default=-1, compare=False)  # nearest sea-lane node
+
+    def as_dict(self) -> dict:
+        return {
+            "locode": self.locode,
+            "name": self.name,
+            "country": self.country,
+            "country_code": self.country_code,
+            "lat": self.lat,
+            "lon": self.lon,
+        }
+
+
+@dataclass(frozen=True)
+class PortMatch:
+    port: Port
+    match_score: int
+    match_type: str
+
+
+class PortCatalogue:
+    def __init__(self, ports: list[Port], aliases: list[tuple[str, str]]) -> None:
+        self.ports = ports
+        self._by_code = {p.locode: p for p in ports}
+        self._position = {p.locode: i for i, p in enumerate(ports)}
+        # (folded name, compact name, port index, is the port's own name)
+        self._names: list[tuple[str, str, int, bool]] = []
+        for position, port in enumerate(ports):
+            self._names.append((fold(port.name), compact(port.name), position, True))
+        index_of = {p.locode: i for i, p in enumerate(ports)}
+        for locode, alias in aliases:
+            if locode in index_of:
+                self._names.append((fold(alias), compact(alias), index_of[locode], False))
+        owners: dict[str, set[int]] = {}
+        for _, packed, position, _own in self._names:
+            owners.setdefault(packed, set()).add(position)
+        self._unique_compact = {packed for packed, positions in owners.items() if len(positions) == 1}
+        self._folded_list = [folded for folded, *_ in self._names]
+
+    def __len__(self) -> int:
+        return len(self.ports)
+
+    def get_port(self, locode: str) -> Port | None:
+        return self._by_code.get(locode)
+
+    def search(self, query: str, limit: int = DEFAULT_LIMIT) -> list[PortMatch]:
+        best: dict[int, tuple[int, str]] = {}
+
+        def offer(position: int, score: int, match_type: str) -> None:
+            held = best.get(position)
+            if held is None or score > held[0]:
+                best[position] = (score, match_type)
+
+        text = query.strip()
+        code = LOCODE_QUERY.match(text)
+        if code:
+            port = self._by_code.get((code.group(1) + code.group(2)).upper())
+            if port is not None:
+                offer(self._position[port.locode], 100, MATCH_EXACT_LOCODE)
+        folded, packed = fold(text), compact(text)
+        if packed:
+            for name_folded, name_packed, position, own in self._names:
+                if name_packed == packed:
+                    if own or packed in self._unique_compact:
+                        offer(position, 95, MATCH_EXACT_NAME)
+                    else:
+                        offer(position, 85, MATCH_PREFIX)
+                elif name_packed.startswith(packed) and len(packed) >= 2:
+                    offer(position, max(71, 80 - (len(name_packed) - len(packed)) // 3), MATCH_PREFIX)
+                elif folded and f" {folded} " in f" {name_folded} ":
+                    offer(position, 70, MATCH_WORD)
+            if len(packed) >= 4:
+                for _, score, entry in process.extract(
+                    folded, self._folded_list, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=limit * 3
+                ):
+                    position = self._names[entry][2]
+                    offer(position, int(40 + (score - FUZZY_CUTOFF) * 29 / (100 - FUZZY_CUTOFF)), MATCH_SIMILAR)
+        ranked = sorted(
+            best.items(), key=lambda item: (-item[1][0], self.ports[item[0]].name, self.ports[item[0]].locode)
+        )
+        return [PortMatch(self.ports[position], score, kind) for position, (score, kind) in ranked[:limit]]
+
+
+def _bundled_ports() -> list[dict]:
+    raw = resources.files("searoute.data").joinpath("ports.geojson").read_text()
+    return json.loads(raw)["features"]
+
+
+def build_catalogue(extra_aliases: list[tuple[str, str]] | None = None) -> PortCatalogue:
+    from voyages.routing import network
+
+    net = network()
+    ports: list[Port] = []
+    seen: set[str] = set()
+    for feature in _bundled_ports():
+        props = feature["properties"]
+        locode = str(props.get("port") or "").upper()
+        if len(locode) != 5 or locode in seen:
+            continue
+        lon, lat = feature["geometry"]["coordinates"]
+        joined = net.join_point(lon, lat, MAX_PORT_SNAP_NM, coastal_allowance_nm=PORT_COASTAL_ALLOWANCE_NM)
+        if joined is None:
+            continue
+        node = joined[0]
+        seen.add(locode)
+        ports.append(Port(locode, props.get("name") or locode, props.get("cty") or "", locode[:2], lat, lon, node))
+    return PortCatalogue(ports, list(PORT_ALIASES) + list(extra_aliases or []))
+
+
+ALIAS_CHECK_SECONDS = 5.0
+_lock = threading.Lock()
+_catalogue: PortCatalogue | None = None
+_alias_version: object = None
+_checked_at = 0.0
+
+
+def _loaded_aliases() -> tuple[object, list[tuple[str, str]]]:
+    """UN/LOCODE alias rows loaded through refresh_sources (LayerSnapshot layer 'port_aliases')."""
+    try:
+        from voyages.models import LayerSnapshot
+
+        row = (
+            LayerSnapshot.objects.filter(layer="port_aliases", status=LayerSnapshot.STATUS_ACTIVE)
+            .order_by("-loaded_at", "-id")
+            .first()
+        )
+    except Exception:  # no database yet (first migrate): the bundled names serve
+        return None, []
+    if row is None:
+        return None, []
+    return row.pk, [(str(locode), str(name)) for locode, name in row.payload]
+
+
+def get_catalogue() -> PortCatalogue:
+    """The process-wide catalogue; rebuilt when a new alias file has been loaded."""
+    global _catalogue, _alias_version, _checked_at
+    if _catalogue is not None and time.monotonic() - _checked_at < ALIAS_CHECK_SECONDS:
+        return _catalogue
+    with _lock:
+        version, aliases = _loaded_aliases()
+        if _catalogue is None or version != _alias_version:
+            _catalogue = build_catalogue(aliases)
+            _alias_version = version
+        _checked_at = time.monotonic()
+        return _catalogue
+
+
+def invalidate() -> None:
+    """Re-check loaded aliases on the next call (after a load in this process)."""
+    global _checked_at
+    _checked_at = 0.0
