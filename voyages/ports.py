@@ -203,3 +203,69 @@ def invalidate() -> None:
     """Re-check loaded aliases on the next call (after a load in this process)."""
     global _checked_at
     _checked_at = 0.0
+
+
+def parse_unlocode_aliases(data: bytes, catalogue: PortCatalogue) -> tuple[list[tuple[str, str]], int]:
+    """UN/LOCODE "=" reference rows (Country, Name, NameWoDiacritics; "Former = Current") as (locode, alias).
+
+    Either side may be the name the catalogue carries; the other becomes an alias of that
+    port. Rows whose names match no catalogue port of that country are skipped (counted).
+    """
+    import csv
+    import io
+
+    text = data.decode("utf-8-sig")
+    reader = csv.DictReader(io.StringIO(text))
+    if not reader.fieldnames or not {"Country", "Name"} <= set(reader.fieldnames):
+        raise ValueError("expected a CSV with the columns Country, Name (and NameWoDiacritics)")
+    by_country_name: dict[tuple[str, str], str] = {}
+    for port in catalogue.ports:
+        by_country_name.setdefault((port.country_code, compact(port.name)), port.locode)
+    aliases: list[tuple[str, str]] = []
+    skipped = 0
+    for row in reader:
+        country = (row.get("Country") or "").strip().upper()
+        names = [part.strip() for part in (row.get("Name") or "").split("=")]
+        plain = [part.strip() for part in (row.get("NameWoDiacritics") or "").split("=")]
+        if len(names) != 2 or not all(names):
+            skipped += 1
+            continue
+        found = False
+        for here, other in ((0, 1), (1, 0)):
+            locode = by_country_name.get((country, compact(names[here])))
+            if locode:
+                aliases.append((locode, names[other]))
+                if len(plain) == 2 and plain[other] and plain[other] != names[other]:
+                    aliases.append((locode, plain[other]))
+                found = True
+                break
+        skipped += 0 if found else 1
+    return aliases, skipped
+
+
+def load_unlocode_aliases(data: bytes, origin: str) -> object:
+    """Load an alias file as the serving `port_aliases` layer (atomic; a bad file changes nothing)."""
+    from django.db import transaction
+
+    from voyages.models import LayerSnapshot
+
+    try:
+        aliases, skipped = parse_unlocode_aliases(data, build_catalogue())
+    except (ValueError, UnicodeDecodeError) as exc:
+        return LayerSnapshot.objects.create(
+            layer="port_aliases", status=LayerSnapshot.STATUS_FAILED, origin=origin[:500], message=str(exc)[:500]
+        )
+    with transaction.atomic():
+        LayerSnapshot.objects.filter(layer="port_aliases", status=LayerSnapshot.STATUS_ACTIVE).update(
+            status=LayerSnapshot.STATUS_SUPERSEDED
+        )
+        snapshot = LayerSnapshot.objects.create(
+            layer="port_aliases",
+            status=LayerSnapshot.STATUS_ACTIVE,
+            payload=[list(a) for a in aliases],
+            row_count=len(aliases),
+            origin=origin[:500],
+            message=f"({skipped} row(s) matched no catalogue port)" if skipped else "",
+        )
+    invalidate()
+    return snapshot

@@ -6,7 +6,6 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -19,6 +18,7 @@ from config.api.timefmt import rfc3339
 from voyages import carbon, layers_state, routing
 from voyages.layers.geo import RouteInput
 from voyages.models import VoyageAssessment
+from voyages.report_links import report_url
 from voyages.requests import RouteRequest
 from voyages.scoring import assess_route_risk
 
@@ -94,7 +94,7 @@ def compute_document(request: RouteRequest, *, assessment_id: str, now: datetime
     carbon_block = carbon.block_for_request(request, route.distance_nm, now.year)
     if carbon_block is not None:
         document["carbon_intensity"] = carbon_block
-    document["report_url"] = f"{settings.PUBLIC_BASE_URL}/voyage-assessments/{assessment_id}/report"
+    document["report_url"] = report_url(assessment_id)
     return document
 
 
