@@ -297,3 +297,8 @@ LIVE_REGISTER_URLS = {
 LIVE_REGISTER_BUDGET_SECONDS = float(env_str("LIVE_REGISTER_BUDGET_SECONDS", "3"))
 # How long an uncached keyless check waits for one of the 4 shared screening slots.
 KEYLESS_SLOT_WAIT_SECONDS = float(env_str("KEYLESS_SLOT_WAIT_SECONDS", "10"))
+
+# Live weather forecast for voyage assessments (voyages.layers.weather); empty: not configured,
+# and assessments list weather_forecast in missing_sources with a lower confidence.
+WEATHER_FORECAST_URL = env_str("WEATHER_FORECAST_URL", "")
+WEATHER_FORECAST_BUDGET_SECONDS = float(env_str("WEATHER_FORECAST_BUDGET_SECONDS", "2"))

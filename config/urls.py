@@ -9,6 +9,7 @@ api_v1 = [
     path("docs", SpectacularRedocView.as_view(url_name="openapi"), name="api-docs"),
     path("", include("accounts.api.urls")),
     path("", include("screening.api.urls")),
+    path("", include("voyages.api.urls")),
 ]
 
 urlpatterns = [
@@ -17,4 +18,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("", include("screening.pages.urls")),
+    path("", include("voyages.pages.urls")),
 ]

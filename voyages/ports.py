@@ -245,27 +245,17 @@ def parse_unlocode_aliases(data: bytes, catalogue: PortCatalogue) -> tuple[list[
 
 def load_unlocode_aliases(data: bytes, origin: str) -> object:
     """Load an alias file as the serving `port_aliases` layer (atomic; a bad file changes nothing)."""
-    from django.db import transaction
-
-    from voyages.models import LayerSnapshot
+    from voyages.layers.loading import activate_layer, fail_layer
 
     try:
         aliases, skipped = parse_unlocode_aliases(data, build_catalogue())
     except (ValueError, UnicodeDecodeError) as exc:
-        return LayerSnapshot.objects.create(
-            layer="port_aliases", status=LayerSnapshot.STATUS_FAILED, origin=origin[:500], message=str(exc)[:500]
-        )
-    with transaction.atomic():
-        LayerSnapshot.objects.filter(layer="port_aliases", status=LayerSnapshot.STATUS_ACTIVE).update(
-            status=LayerSnapshot.STATUS_SUPERSEDED
-        )
-        snapshot = LayerSnapshot.objects.create(
-            layer="port_aliases",
-            status=LayerSnapshot.STATUS_ACTIVE,
-            payload=[list(a) for a in aliases],
-            row_count=len(aliases),
-            origin=origin[:500],
-            message=f"({skipped} row(s) matched no catalogue port)" if skipped else "",
-        )
+        return fail_layer("port_aliases", origin, str(exc))
+    snapshot = activate_layer(
+        "port_aliases",
+        [list(a) for a in aliases],
+        origin=origin,
+        message=f"({skipped} row(s) matched no catalogue port)" if skipped else "",
+    )
     invalidate()
     return snapshot

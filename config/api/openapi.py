@@ -67,11 +67,19 @@ def _error_content() -> dict[str, Any]:
     return {"application/json": {"schema": ERROR_REF}}
 
 
+# Fields kept for compatibility during their deprecation window (contract part 9.2).
+DEPRECATED_PROPERTIES = frozenset({"source_status"})
+
+
 def add_shared_components(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """drf-spectacular post-processing hook."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas["ErrorEnvelope"] = _envelope_schema()
     schemas.pop("ErrorEnvelopeRef", None)
+    for schema in schemas.values():
+        properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+        for name in DEPRECATED_PROPERTIES & set(properties):
+            properties[name]["deprecated"] = True
     for operations in result.get("paths", {}).values():
         for method, operation in operations.items():
             if not isinstance(operation, dict) or "responses" not in operation:
