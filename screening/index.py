@@ -10,11 +10,13 @@ are skipped unless a query has nothing else.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
 
 from screening.normalize import compact, normalize_vessel_name
 from screening.records import RECORD_VESSEL, ListedRecord
@@ -34,22 +36,39 @@ class NameCandidate:
     score: float
 
 
+# One typo in a name of 8+ letters (two in 16+) is a near-exact match, whatever ratio says.
+TYPO_SCORE = 92.0
+# Names that differ in their numbers ("SEA STAR 2" / "SEA STAR 3", "YARD NO. 1220" / "1225") are
+# different hulls: their similarity is capped below every cutoff.
+NUMBER_MISMATCH_CAP = 75.0
+_NUMBER = re.compile(r"\d+")
+
+
 def name_similarity(left: str, right: str) -> float:
     """0-100 similarity of two folded names: character edits, or the same words reordered."""
     if left == right:
         return 100.0
+    left_numbers, right_numbers = _NUMBER.findall(left), _NUMBER.findall(right)
+    capped = bool(left_numbers and right_numbers and sorted(left_numbers) != sorted(right_numbers))
     if left.replace(" ", "") == right.replace(" ", ""):
         return 99.0
-    return max(fuzz.ratio(left, right), fuzz.token_sort_ratio(left, right))
+    score = max(fuzz.ratio(left, right), fuzz.token_sort_ratio(left, right))
+    shorter = min(len(left), len(right))
+    allowed_edits = 2 if shorter >= 16 else 1 if shorter >= 8 else 0
+    if allowed_edits and Levenshtein.distance(left, right, score_cutoff=allowed_edits) <= allowed_edits:
+        score = max(score, TYPO_SCORE)
+    return min(score, NUMBER_MISMATCH_CAP) if capped else score
 
 
 def _blocking_keys(folded: str) -> set[str]:
+    """Whole tokens, and the first and last four letters of each (a typo rarely hits both ends)."""
     keys = {f"c:{folded.replace(' ', '')}"}
     for token in folded.split():
         if len(token) >= 2:
             keys.add(f"t:{token}")
         if len(token) >= PREFIX_LENGTH:
             keys.add(f"p:{token[:PREFIX_LENGTH]}")
+            keys.add(f"s:{token[-PREFIX_LENGTH:]}")
     return keys
 
 

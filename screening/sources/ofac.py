@@ -1,0 +1,251 @@
+"""OFAC SDN list: the CSV set (SDN.CSV, ALT.CSV, ADD.CSV) and SDN.XML into ListedRecords.
+
+SDN.CSV has no header; 12 columns: ent_num, name, type, program, title, call_sign,
+vessel_type, tonnage, grt, flag, owner, remarks; the literal "-0-" means empty. Rows of type
+"vessel" are hulls: the IMO is in the remarks ("Vessel Registration Identification IMO
+9187629"), with "MMSI 636013272", former names ("f.k.a. 'NAME'", also "a.k.a."), former flags
+("Former Vessel Flag Malta"). Every other row is an entity or individual; a "Company Number
+IMO 5055293" (or "Identification Number IMO ...") on it is a company number and is never
+read as a hull IMO.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import xml.etree.ElementTree as ET
+from datetime import UTC, datetime
+
+import pycountry
+
+from screening.imo import imo_check_digit_valid
+from screening.records import RECORD_ENTITY, RECORD_VESSEL, ListedRecord, ParsedSnapshot
+
+SOURCE = "ofac_sdn"
+RECORD_URL = "https://sanctionssearch.ofac.treas.gov/Details.aspx?id={}"
+# On a vessel row both spellings name the hull's IMO (the 2024-05-03 edition has one
+# "Identification Number IMO" vessel and two with a double space after "IMO").
+_HULL_IMO = re.compile(r"(?:Vessel Registration Identification|Identification Number) IMO\s*(\d{7})\b")
+# On any other row every IMO-looking number is a company number (a different checksum).
+_COMPANY_IMO = re.compile(r"IMO\s*(\d{5,8})\b")
+_MMSI = re.compile(r"\bMMSI\s*(\d{9})\b")
+_FORMER_NAME = re.compile(r"\b[fa]\.k\.a\.\s*'([^']+)'")
+_FORMER_FLAG = re.compile(r"Former Vessel Flag\s+([A-Za-z .'()-]+?)(?:;|\.|$)")
+_PROGRAM = re.compile(r"\[([^\]]+)\]")
+_COUNTRY_ALIASES = {
+    "Korea, North": "KP",
+    "Korea, South": "KR",
+    "Russia": "RU",
+    "Iran": "IR",
+    "Syria": "SY",
+    "Tanzania": "TZ",
+    "Venezuela": "VE",
+    "Bolivia": "BO",
+    "Moldova": "MD",
+    "Vietnam": "VN",
+    "Burma": "MM",
+    "Cabo Verde": "CV",
+    "Cape Verde": "CV",
+    "Micronesia": "FM",
+    "Laos": "LA",
+    "Saint Kitts and Nevis": "KN",
+    "Saint Vincent and the Grenadines": "VC",
+    "Palestine": "PS",
+    "Congo, Democratic Republic of the": "CD",
+    "Turkey": "TR",
+    "Curacao": "CW",
+}
+
+
+def _empty(value: str | None) -> str:
+    value = (value or "").strip()
+    return "" if value in {"-0-", ""} else value
+
+
+def country_code(name: str) -> str | None:
+    """ISO 3166-1 alpha-2 for a country name as OFAC writes it; None when unknown."""
+    name = name.strip().strip(".").replace("&", "and")
+    name = re.sub(r"^St\.?\s", "Saint ", name)
+    if not name or name.lower() in {"none identified", "unknown"}:
+        return None
+    if name in _COUNTRY_ALIASES:
+        return _COUNTRY_ALIASES[name]
+    try:
+        return pycountry.countries.lookup(name).alpha_2
+    except LookupError:
+        try:
+            return pycountry.countries.search_fuzzy(name)[0].alpha_2
+        except LookupError:
+            return None
+
+
+def _programs(text: str) -> tuple[str, ...]:
+    found = _PROGRAM.findall(text)
+    if found:
+        return tuple(p.strip() for p in found if p.strip())
+    return tuple(p.strip() for p in re.split(r"[;,]", text) if p.strip())
+
+
+def _record(
+    ent_num: str,
+    name: str,
+    sdn_type: str,
+    program: str,
+    vessel_type: str,
+    flag: str,
+    owner: str,
+    remarks: str,
+    aliases: list[str],
+    warnings: list[str],
+) -> ListedRecord:
+    is_vessel = sdn_type.lower() == "vessel"
+    names = list(dict.fromkeys(a for a in aliases + (_FORMER_NAME.findall(remarks) if is_vessel else []) if a))
+    common = {
+        "source": SOURCE,
+        "name": name,
+        "source_record_id": ent_num,
+        "programs": _programs(program),
+        "source_url": RECORD_URL.format(ent_num),
+        "aliases": tuple(n for n in names if n != name),
+    }
+    if not is_vessel:
+        return ListedRecord(record_type=RECORD_ENTITY, company_numbers=tuple(_COMPANY_IMO.findall(remarks)), **common)
+    imo_match = _HULL_IMO.search(remarks)
+    imo = imo_match.group(1) if imo_match else None
+    valid = imo_check_digit_valid(imo) if imo else None
+    if imo and not valid:
+        warnings.append(f"{ent_num} {name}: IMO {imo} fails its check digit (kept as listed)")
+    flags: list[str] = []
+    for country in [flag, *_FORMER_FLAG.findall(remarks)]:
+        code = country_code(country) if country else None
+        if code and code not in flags:
+            flags.append(code)
+        elif country and not code and country.lower() not in {"none identified", "unknown"}:
+            warnings.append(f"{ent_num} {name}: unknown flag {country!r}")
+    mmsi = _MMSI.search(remarks)
+    return ListedRecord(
+        record_type=RECORD_VESSEL,
+        imo=imo,
+        imo_check_digit_valid=valid,
+        mmsi=mmsi.group(1) if mmsi else None,
+        flags=tuple(flags),
+        vessel_type=vessel_type or None,
+        owners=(owner,) if owner else (),
+        **common,
+    )
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _rows(data: bytes | None) -> list[list[str]]:
+    if not data:
+        return []
+    return [row for row in csv.reader(io.StringIO(_decode(data))) if row and any(cell.strip() for cell in row)]
+
+
+def parse_sdn_csv(sdn: bytes, alt: bytes | None = None, add: bytes | None = None) -> ParsedSnapshot:
+    """SDN.CSV (+ ALT.CSV aliases; ADD.CSV is read for shape only: addresses are not matched on)."""
+    rows = _rows(sdn)
+    if not rows or any(len(row) != 12 for row in rows[:50]) or not rows[0][0].strip().isdigit():
+        raise ValueError("not an OFAC SDN.CSV: expected header-less rows of 12 columns starting with ent_num")
+    aliases: dict[str, list[str]] = {}
+    for row in _rows(alt):
+        if len(row) >= 4 and _empty(row[3]):
+            aliases.setdefault(row[0].strip(), []).append(_empty(row[3]))
+    for row in _rows(add):
+        if len(row) < 2:
+            raise ValueError("not an OFAC ADD.CSV: rows need ent_num and add_num")
+    warnings: list[str] = []
+    records = []
+    for row in rows:
+        if len(row) != 12:
+            warnings.append(f"row with {len(row)} columns skipped")
+            continue
+        ent_num, name, sdn_type, program, _title, _call, vessel_type, _ton, _grt, flag, owner, remarks = (
+            _empty(cell) for cell in row
+        )
+        if not ent_num or not name:
+            continue
+        records.append(
+            _record(
+                ent_num, name, sdn_type, program, vessel_type, flag, owner, remarks, aliases.get(ent_num, []), warnings
+            )
+        )
+    return ParsedSnapshot(SOURCE, records=records, warnings=warnings)
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _child(element: ET.Element, name: str) -> ET.Element | None:
+    return next((c for c in element if _local(c.tag) == name), None)
+
+
+def _text(element: ET.Element | None, name: str) -> str:
+    found = _child(element, name) if element is not None else None
+    return (found.text or "").strip() if found is not None and found.text else ""
+
+
+def parse_sdn_xml(data: bytes) -> ParsedSnapshot:
+    """SDN.XML (namespace-agnostic): the same records as the CSV set."""
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as exc:
+        raise ValueError(f"not XML: {exc}") from None
+    if _local(root.tag) != "sdnList":
+        raise ValueError("not an OFAC SDN.XML: the root element is not sdnList")
+    published = None
+    info = _child(root, "publshInformation")
+    stamp = _text(info, "Publish_Date")
+    if stamp:
+        try:
+            published = datetime.strptime(stamp, "%m/%d/%Y").replace(tzinfo=UTC)
+        except ValueError:
+            published = None
+    warnings: list[str] = []
+    records = []
+    for entry in (e for e in root if _local(e.tag) == "sdnEntry"):
+        uid = _text(entry, "uid")
+        name = ", ".join(p for p in (_text(entry, "lastName"), _text(entry, "firstName")) if p)
+        sdn_type = _text(entry, "sdnType")
+        program_list = _child(entry, "programList")
+        programs = [p.text.strip() for p in program_list if p.text] if program_list is not None else []
+        aka_list = _child(entry, "akaList")
+        aliases = [_text(a, "lastName") for a in aka_list] if aka_list is not None else []
+        remarks_parts = [_text(entry, "remarks")]
+        id_list = _child(entry, "idList")
+        for item in id_list if id_list is not None else []:
+            id_type, number = _text(item, "idType"), _text(item, "idNumber")
+            if id_type == "Vessel Registration Identification":
+                remarks_parts.append(f"Vessel Registration Identification {number}")
+            elif id_type == "MMSI":
+                remarks_parts.append(f"MMSI {number}")
+            elif id_type == "Former Vessel Flag":
+                remarks_parts.append(f"Former Vessel Flag {number};")
+            elif "Company Number" in id_type or id_type == "IMO Company Number":
+                remarks_parts.append(f"Company Number IMO {number}")
+        vessel = _child(entry, "vesselInfo")
+        records.append(
+            _record(
+                uid,
+                name,
+                sdn_type,
+                "".join(f"[{p}]" for p in programs),
+                _text(vessel, "vesselType"),
+                _text(vessel, "vesselFlag"),
+                _text(vessel, "vesselOwner"),
+                "; ".join(remarks_parts),
+                aliases,
+                warnings,
+            )
+        )
+    if not records:
+        raise ValueError("the SDN.XML holds no sdnEntry")
+    return ParsedSnapshot(SOURCE, records=records, published_at=published, warnings=warnings)
