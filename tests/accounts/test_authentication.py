@@ -27,8 +27,16 @@ def test_no_key_is_401_with_the_signup_link(client):
 
 @pytest.mark.parametrize(
     "header",
-    ["", "svc_test_abc", "Basic dXNlcjpwYXNz", "Bearer", "Bearer ", "Bearer  svc_test_x", "bearer svc_test_" + "a" * 40 + " extra",
-     "Bearer " + "x" * 5000],
+    [
+        "",
+        "svc_test_abc",
+        "Basic dXNlcjpwYXNz",
+        "Bearer",
+        "Bearer ",
+        "Bearer  svc_test_x",
+        "bearer svc_test_" + "a" * 40 + " extra",
+        "Bearer " + "x" * 5000,
+    ],
 )
 def test_malformed_authorization_headers_are_401(client, header):
     assert_401(client.get(USAGE, HTTP_AUTHORIZATION=header))

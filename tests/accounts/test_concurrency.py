@@ -61,8 +61,11 @@ def test_parallel_requests_beyond_six_get_429_concurrency_limit(issue_key, keyed
 
     def call(index):
         response = Client().post(
-            "/api/v1/_test/metered", data={"imo": "9074729", "slow": True}, content_type="application/json",
-            HTTP_IDEMPOTENCY_KEY=f"c{index}", **keyed(raw),
+            "/api/v1/_test/metered",
+            data={"imo": "9074729", "slow": True},
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY=f"c{index}",
+            **keyed(raw),
         )
         statuses.append(response.status_code)
 

@@ -17,8 +17,11 @@ def post(client, keyed, raw, key, body=None, **extra):
     if key is not None:
         headers["HTTP_IDEMPOTENCY_KEY"] = key
     return client.post(
-        "/api/v1/_test/metered", data=body if body is not None else {"imo": "9074729"},
-        content_type="application/json", **headers, **extra,
+        "/api/v1/_test/metered",
+        data=body if body is not None else {"imo": "9074729"},
+        content_type="application/json",
+        **headers,
+        **extra,
     )
 
 
@@ -104,7 +107,12 @@ def test_expired_keys_are_purged():
 
     account = Account.objects.create(email="p@example.com")
     IdempotencyRecord.objects.create(
-        account=account, environment="test", key="old", fingerprint="f", owner="x", expires_at=timezone.now() - timedelta(seconds=1)
+        account=account,
+        environment="test",
+        key="old",
+        fingerprint="f",
+        owner="x",
+        expires_at=timezone.now() - timedelta(seconds=1),
     )
     assert purge_expired() == 1
 

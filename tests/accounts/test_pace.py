@@ -14,7 +14,9 @@ pytestmark = pytest.mark.django_db
 def events(account, imos, environment="live", spacing=timedelta(seconds=1)):
     now = timezone.now()
     MeteringEvent.objects.bulk_create(
-        MeteringEvent(account=account, environment=environment, kind="screening", imo=str(imo), at=now - spacing * (len(imos) - i))
+        MeteringEvent(
+            account=account, environment=environment, kind="screening", imo=str(imo), at=now - spacing * (len(imos) - i)
+        )
         for i, imo in enumerate(imos)
     )
 

@@ -61,8 +61,11 @@ def test_api_pause_answers_503_with_retry_after_and_charges_nothing(client, issu
     raw = issue_key()
     set_switches(api_paused=True, api_paused_retry_after=120)
     response = client.post(
-        "/api/v1/_test/metered", data={"imo": "9074729"}, content_type="application/json",
-        HTTP_IDEMPOTENCY_KEY="k1", **keyed(raw),
+        "/api/v1/_test/metered",
+        data={"imo": "9074729"},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="k1",
+        **keyed(raw),
     )
     assert response.status_code == 503
     assert response.json()["code"] == "api_paused"

@@ -39,7 +39,11 @@ def test_a_pilot_has_its_own_total():
 
 @pytest.mark.parametrize(
     ("environment", "kind", "limit"),
-    [("test", quota.KIND_SCREENING, 500), ("live", quota.KIND_ASSESSMENT, 10_000), ("test", quota.KIND_ASSESSMENT, 1_000)],
+    [
+        ("test", quota.KIND_SCREENING, 500),
+        ("live", quota.KIND_ASSESSMENT, 10_000),
+        ("test", quota.KIND_ASSESSMENT, 1_000),
+    ],
 )
 def test_test_keys_and_assessments_stay_monthly_everywhere(environment, kind, limit):
     allowance = quota.allowance_for(account(date(2026, 11, 1)), environment, kind)
@@ -49,8 +53,11 @@ def test_test_keys_and_assessments_stay_monthly_everywhere(environment, kind, li
 
 def post(client, keyed, raw, key, **body):
     return client.post(
-        "/api/v1/_test/metered", data={"imo": "9074729", **body}, content_type="application/json",
-        HTTP_IDEMPOTENCY_KEY=key, **keyed(raw),
+        "/api/v1/_test/metered",
+        data={"imo": "9074729", **body},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY=key,
+        **keyed(raw),
     )
 
 
@@ -134,7 +141,9 @@ def test_quota_warning_is_due_at_eighty_percent_of_the_live_screening_allowance(
 def _history(acct, per_day: int, days: int, environment="live"):
     now = timezone.now()
     events = [
-        MeteringEvent(account=acct, environment=environment, kind="screening", at=now - timedelta(days=d, hours=1), imo="1")
+        MeteringEvent(
+            account=acct, environment=environment, kind="screening", at=now - timedelta(days=d, hours=1), imo="1"
+        )
         for d in range(days)
         for _ in range(per_day)
     ]

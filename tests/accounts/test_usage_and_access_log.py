@@ -11,7 +11,13 @@ def test_usage_reports_both_counters_limits_and_route_caps(client, issue_key, ke
     raw = issue_key("live", opened_on=date(2026, 11, 1))
     body = client.get("/api/v1/usage", **keyed(raw)).json()
     assert body["environment"] == "live"
-    assert body["quota"]["screenings"] == {"used": 0, "limit": 2000, "remaining": 2000, "one_time": True, "resets_at": None}
+    assert body["quota"]["screenings"] == {
+        "used": 0,
+        "limit": 2000,
+        "remaining": 2000,
+        "one_time": True,
+        "resets_at": None,
+    }
     assert body["quota"]["voyage_assessments"]["limit"] == 10_000
     assert body["quota"]["voyage_assessments"]["resets_at"].endswith("Z")
     assert body["limits"]["rate_limit_per_minute"] == 120
@@ -23,8 +29,13 @@ def test_usage_reports_both_counters_limits_and_route_caps(client, issue_key, ke
 def test_usage_counts_the_key_environment_only(client, issue_key, keyed):
     test_key = issue_key("test", email="u@example.com")
     live_key = issue_key("live", email="u@example.com")
-    client.post("/api/v1/_test/metered", data={"imo": "9074729"}, content_type="application/json",
-                HTTP_IDEMPOTENCY_KEY="x", **keyed(test_key))
+    client.post(
+        "/api/v1/_test/metered",
+        data={"imo": "9074729"},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="x",
+        **keyed(test_key),
+    )
     assert client.get("/api/v1/usage", **keyed(test_key)).json()["quota"]["screenings"]["used"] == 1
     assert client.get("/api/v1/usage", **keyed(live_key)).json()["quota"]["screenings"]["used"] == 0
 
@@ -34,8 +45,13 @@ def test_access_log_lists_keyed_requests_of_the_key_environment_without_secrets(
     other = issue_key("live", email="log@example.com")
     client.get("/api/v1/usage", **keyed(raw), HTTP_X_REQUEST_ID="trace-abcdef12")
     client.get("/api/v1/usage", **keyed(other))
-    client.post("/api/v1/_test/metered", data={"imo": "9074729"}, content_type="application/json",
-                HTTP_IDEMPOTENCY_KEY="x", **keyed(raw))
+    client.post(
+        "/api/v1/_test/metered",
+        data={"imo": "9074729"},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="x",
+        **keyed(raw),
+    )
     response = client.get("/api/v1/access-log", **keyed(raw))
     body = response.json()
     entries = body["entries"]
@@ -56,7 +72,9 @@ def test_access_log_filters_by_status_and_paginates(client, issue_key, keyed):
     assert len(only_422) == 1 and only_422[0]["code"] == "validation_failed"
     page = client.get("/api/v1/access-log?limit=2&path=/api/v1/usage", **keyed(raw)).json()
     assert len(page["entries"]) == 2 and page["next_cursor"]
-    rest = client.get(f"/api/v1/access-log?limit=2&path=/api/v1/usage&cursor={page['next_cursor']}", **keyed(raw)).json()
+    rest = client.get(
+        f"/api/v1/access-log?limit=2&path=/api/v1/usage&cursor={page['next_cursor']}", **keyed(raw)
+    ).json()
     assert len(rest["entries"]) == 1 and rest["next_cursor"] is None
 
 

@@ -36,7 +36,9 @@ class MeteredCreateView(KeyedAPIView):
                 release_slow.wait(10)
             units = 0 if data.validated_data["incomplete"] else 1
             with transaction.atomic():
-                state = quota.charge(account, context.environment, quota.KIND_SCREENING, units, data.validated_data["imo"])
+                state = quota.charge(
+                    account, context.environment, quota.KIND_SCREENING, units, data.validated_data["imo"]
+                )
         context.units_charged = units
         context.quota_headers = state.headers()
         return json_bytes_response({"id": new_id("tst"), "imo": data.validated_data["imo"], "charged": units}, 201)

@@ -7,11 +7,17 @@ import pytest
 pytestmark = pytest.mark.django_db
 
 CONTRACT_OPERATIONS = {
-    ("/api/v1/screenings", "post"), ("/api/v1/screenings", "get"), ("/api/v1/screenings/{screening_id}", "get"),
-    ("/api/v1/vessels/{imo}/check", "get"), ("/api/v1/ports", "get"), ("/api/v1/usage", "get"),
+    ("/api/v1/screenings", "post"),
+    ("/api/v1/screenings", "get"),
+    ("/api/v1/screenings/{screening_id}", "get"),
+    ("/api/v1/vessels/{imo}/check", "get"),
+    ("/api/v1/ports", "get"),
+    ("/api/v1/usage", "get"),
     ("/api/v1/access-log", "get"),
-    ("/api/v1/voyage-assessments", "post"), ("/api/v1/voyage-assessments/{assessment_id}", "get"),
-    ("/api/v1/voyage-assessment-batches", "post"), ("/api/v1/voyage-assessment-batches/{batch_id}", "get"),
+    ("/api/v1/voyage-assessments", "post"),
+    ("/api/v1/voyage-assessments/{assessment_id}", "get"),
+    ("/api/v1/voyage-assessment-batches", "post"),
+    ("/api/v1/voyage-assessment-batches/{batch_id}", "get"),
     ("/api/v1/voyage-assessment-batches/{batch_id}/items", "get"),
 }
 

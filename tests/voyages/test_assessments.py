@@ -21,8 +21,13 @@ def key(issue_key):
 @pytest.fixture
 def assess(client, keyed):
     def post(raw_key: str, route: dict, **body):
-        return client.post("/api/v1/voyage-assessments", data={"route": route, **body},
-                           content_type="application/json", HTTP_IDEMPOTENCY_KEY=f"v{next(_keys)}", **keyed(raw_key))
+        return client.post(
+            "/api/v1/voyage-assessments",
+            data={"route": route, **body},
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY=f"v{next(_keys)}",
+            **keyed(raw_key),
+        )
 
     return post
 
@@ -38,9 +43,21 @@ def test_an_assessment_carries_every_field_of_the_contract(key, assess, client, 
     geometry = route["geometry"]
     assert geometry["type"] == "Feature" and geometry["geometry"]["type"] == "LineString"
     assert len(geometry["geometry"]["coordinates"]) >= 200
-    for name in ("score", "risk_level", "drivers", "jwc_intersected_areas", "eez_transit", "confidence",
-                 "missing_sources", "sources", "source_status", "methodology_version", "assessed_at", "expires_at",
-                 "disclaimer"):
+    for name in (
+        "score",
+        "risk_level",
+        "drivers",
+        "jwc_intersected_areas",
+        "eez_transit",
+        "confidence",
+        "missing_sources",
+        "sources",
+        "source_status",
+        "methodology_version",
+        "assessed_at",
+        "expires_at",
+        "disclaimer",
+    ):
         assert name in body, name
     assert body["methodology_version"] == "voyage_risk_external_v1"
     assert {d["source"] for d in body["drivers"]} == {"jwc_listed_areas", "sanctions", "piracy", "weather", "cii"}
@@ -85,8 +102,17 @@ def test_a_north_sea_hop_is_low_risk_with_no_floor(key, assess):
 
 
 def test_the_carbon_block_appears_with_vessel_particulars(key, assess):
-    body = assess(key, {"origin": "NLRTM", "destination": "SGSIN", "vessel_type": "bulk_carrier",
-                        "dwt_tonnes": 82000, "speed_knots": 13, "bunker_price_usd_per_tonne": 600}).json()
+    body = assess(
+        key,
+        {
+            "origin": "NLRTM",
+            "destination": "SGSIN",
+            "vessel_type": "bulk_carrier",
+            "dwt_tonnes": 82000,
+            "speed_knots": 13,
+            "bunker_price_usd_per_tonne": 600,
+        },
+    ).json()
     carbon = body["carbon_intensity"]
     assert carbon["cii_rating"] in "ABCDE" and carbon["co2_tonnes"] > 0 and carbon["fuel_cost_usd"] > 0
 
@@ -98,18 +124,21 @@ def _violation(response):
     return [v["field"] for v in body["field_violations"]]
 
 
-@pytest.mark.parametrize(("route", "field"), [
-    ({"origin": "ZZZZZ", "destination": "SGSIN"}, "route.origin"),
-    ({"origin": "NLRTM", "destination": "XXQQQ"}, "route.destination"),
-    ({"origin": "nlrtm", "destination": "SGSIN"}, "route.origin"),
-    ({"origin": "Rotterdam", "destination": "SGSIN"}, "route.origin"),
-    ({"origin": {"code": "NLRTM"}, "destination": "SGSIN"}, "route.origin"),
-    ({"origin": "NLRTM", "destination": "SGSIN", "speed_knots": -3}, "route.speed_knots"),
-    ({"origin": "NLRTM", "destination": "SGSIN", "dwt_tonnes": -1}, "route.dwt_tonnes"),
-    ({"origin": "NLRTM", "destination": "SGSIN", "via": [[200, 10]]}, "route.via[0]"),
-    ({"origin": "NLRTM", "destination": "SGSIN", "via": [[10, "x"]]}, "route.via[0]"),
-    ({"origin": "NLRTM", "destination": "SGSIN", "via": [[-20, 40]] * 21}, "route.via"),
-])
+@pytest.mark.parametrize(
+    ("route", "field"),
+    [
+        ({"origin": "ZZZZZ", "destination": "SGSIN"}, "route.origin"),
+        ({"origin": "NLRTM", "destination": "XXQQQ"}, "route.destination"),
+        ({"origin": "nlrtm", "destination": "SGSIN"}, "route.origin"),
+        ({"origin": "Rotterdam", "destination": "SGSIN"}, "route.origin"),
+        ({"origin": {"code": "NLRTM"}, "destination": "SGSIN"}, "route.origin"),
+        ({"origin": "NLRTM", "destination": "SGSIN", "speed_knots": -3}, "route.speed_knots"),
+        ({"origin": "NLRTM", "destination": "SGSIN", "dwt_tonnes": -1}, "route.dwt_tonnes"),
+        ({"origin": "NLRTM", "destination": "SGSIN", "via": [[200, 10]]}, "route.via[0]"),
+        ({"origin": "NLRTM", "destination": "SGSIN", "via": [[10, "x"]]}, "route.via[0]"),
+        ({"origin": "NLRTM", "destination": "SGSIN", "via": [[-20, 40]] * 21}, "route.via"),
+    ],
+)
 def test_bad_routes_are_422_naming_the_field_and_cost_nothing(key, assess, route, field):
     fields = _violation(assess(key, route))
     assert any(f.startswith(field) for f in fields), fields
@@ -122,9 +151,13 @@ def test_origin_equal_to_destination_is_refused(key, assess):
 
 
 def test_nan_is_not_json_and_is_refused(key, client, keyed):
-    response = client.post("/api/v1/voyage-assessments", data='{"route": {"origin": "NLRTM", "destination": "SGSIN",'
-                           ' "via": [[NaN, 1]]}}', content_type="application/json", HTTP_IDEMPOTENCY_KEY="nan",
-                           **keyed(key))
+    response = client.post(
+        "/api/v1/voyage-assessments",
+        data='{"route": {"origin": "NLRTM", "destination": "SGSIN", "via": [[NaN, 1]]}}',
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="nan",
+        **keyed(key),
+    )
     assert response.status_code in {400, 422}
     assert not QuotaCounter.objects.filter(used__gt=0).exists()
 

@@ -36,8 +36,10 @@ def test_an_exact_name_ignores_spacing_and_punctuation(client, query):
     assert first["locode"] == "EGPSD" and first["match_type"] == "exact_name"
 
 
-@pytest.mark.parametrize(("query", "locode"), [("Tromsø", "NOTOS"), ("København", "DKCPH"), ("Århus", "DKAAR"),
-                                               ("Göteborg", "SEGOT"), ("Bombay", "INBOM")])
+@pytest.mark.parametrize(
+    ("query", "locode"),
+    [("Tromsø", "NOTOS"), ("København", "DKCPH"), ("Århus", "DKAAR"), ("Göteborg", "SEGOT"), ("Bombay", "INBOM")],
+)
 def test_local_and_former_names_fold_their_letters_and_match(client, query, locode):
     first = lookup(client, query).json()["ports"][0]
     assert first["locode"] == locode and first["match_type"] == "exact_name"
