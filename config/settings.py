@@ -147,7 +147,9 @@ def database_from_url(url: str) -> dict:
                 "transaction_mode": "IMMEDIATE",
                 "timeout": 20,
             },
-            "TEST": {"NAME": str(VAR_DIR / "test.sqlite3")},
+            # The test database sits beside the main file, so two checkouts (or a CI run and a
+            # developer's run with another DATABASE_URL) never share one.
+            "TEST": {"NAME": str(Path(name).with_name(Path(name).stem + "-test.sqlite3"))},
         }
     if parsed.scheme in {"postgres", "postgresql", "pgsql"}:
         return {

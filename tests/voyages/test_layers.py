@@ -1,0 +1,132 @@
+"""Risk layers on routes given as coordinates: geometry, listed areas, EEZ, piracy, weather, scoring."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from voyages.layers import geo
+from voyages.layers.eez import EezLayer
+from voyages.layers.piracy import PiracyLayer, parse_asam_csv, parse_asam_position, parse_imb_csv
+from voyages.layers.weather import climatology_signal, fetch_forecast
+from voyages.layers_state import LayerSet
+from voyages.scoring import assess_route_risk, risk_level_for
+
+NORTH_SEA = [(4.0, 52.0), (5.0, 53.0), (6.5, 53.8), (8.0, 54.0)]
+GULF_OF_ADEN = [(46.5, 12.3), (48.0, 12.8), (50.0, 13.0), (52.0, 12.5)]
+PACIFIC = [(170.0, 40.0), (175.0, 41.0), (180.5, 42.0), (190.0, 43.0)]  # unwrapped past 180
+
+
+def route(coords, origin="", dest=""):
+    from voyages.routing import densify, haversine_nm
+
+    points = densify(coords)
+    distance = sum(haversine_nm(a, b) for a, b in zip(points, points[1:], strict=False))
+    return geo.RouteInput(coordinates=points, distance_nm=distance, origin_country=origin, dest_country=dest)
+
+
+@pytest.fixture(scope="module")
+def layers():
+    return LayerSet(
+        version=None,
+        piracy=PiracyLayer([]),
+        piracy_loaded_at=None,
+        piracy_latest_event_at=None,
+        eez=EezLayer.from_ports(),
+        eez_loaded_at=None,
+        indicators={},
+    )
+
+
+def test_a_route_across_the_antimeridian_splits_into_pieces_inside_the_map():
+    pieces = geo.split_at_antimeridian(PACIFIC)
+    assert len(pieces) == 2
+    for piece in pieces:
+        assert all(-180 <= lon <= 180 for lon, _ in piece.coords)
+
+
+def test_fractions_stay_between_zero_and_one_across_the_antimeridian(layers):
+    result = assess_route_risk(route(PACIFIC), as_of=datetime(2026, 7, 1, tzinfo=UTC), layers=layers, forecast=None)
+    assert result.jwc_intersected_areas == []
+    assert all(0 <= row["route_fraction"] <= 1 for row in result.eez_transit)
+
+
+def test_drivers_weights_sum_to_100_and_the_unfloored_score_reproduces(layers):
+    result = assess_route_risk(
+        route(NORTH_SEA, "NL", "DE"), as_of=datetime(2026, 7, 1, tzinfo=UTC), layers=layers, forecast=None
+    )
+    assert result.score_floor is None
+    assert sum(d["weight_pct"] for d in result.drivers) == 100
+    assert result.score == round(sum(d["weight_pct"] * d["signal_score"] for d in result.drivers) / 100)
+    assert sorted(d["relative_rank"] for d in result.drivers) == [1, 2, 3, 4, 5]
+    assert "weather_forecast" in result.missing_sources and result.confidence < 1
+
+
+def test_the_gulf_of_aden_is_a_listed_area_with_piracy_above_the_north_sea(layers):
+    aden = assess_route_risk(route(GULF_OF_ADEN), as_of=datetime(2026, 7, 1, tzinfo=UTC), layers=layers, forecast=None)
+    sea = assess_route_risk(route(NORTH_SEA), as_of=datetime(2026, 7, 1, tzinfo=UTC), layers=layers, forecast=None)
+    piracy = {r: next(d for d in x.drivers if d["source"] == "piracy") for r, x in (("aden", aden), ("sea", sea))}
+    assert piracy["aden"]["signal_score"] > piracy["sea"]["signal_score"]
+    assert any(a["id"] == "jwla-gulf-of-aden-somalia" for a in aden.jwc_intersected_areas)
+    assert aden.score >= 60  # the listed-area floor, or a weighted score above it
+
+
+def test_a_loaded_incident_file_drives_piracy_by_events_near_the_route(shared_data):
+    incidents = parse_imb_csv((shared_data / "piracy" / "pirate-attacks-1993-2020.csv").read_bytes())
+    layer = PiracyLayer(incidents)
+    aden_signal, aden_events, _ = layer.assess(route(GULF_OF_ADEN))
+    sea_signal, sea_events, _ = layer.assess(route(NORTH_SEA))
+    assert aden_events > 50 and sea_events == 0
+    assert aden_signal > sea_signal
+
+
+def test_asam_positions_parse_from_degree_minute_text(shared_data):
+    assert parse_asam_position("13°43'00\"N \n121°02'00\"E") == pytest.approx((121.0333, 13.7167), abs=1e-3)
+    incidents = parse_asam_csv((shared_data / "piracy" / "asam-to-2022-04.csv").read_bytes())
+    assert len(incidents) >= 8500
+    assert max(i.day for i in incidents).isoformat() == "2022-04-28"
+
+
+def test_imb_file_parses_every_row(shared_data):
+    assert len(parse_imb_csv((shared_data / "piracy" / "pirate-attacks-1993-2020.csv").read_bytes())) == 7511
+
+
+def test_the_typhoon_season_raises_the_weather_signal():
+    south_china_sea = route([(110.0, 15.0), (120.0, 20.0), (130.0, 25.0)])
+    assert climatology_signal(south_china_sea, 9)[0] > climatology_signal(south_china_sea, 2)[0]
+
+
+class _Slow(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):  # noqa: N802
+        time.sleep(1.5)
+        self.send_response(200)
+        self.end_headers()
+
+
+def test_an_unanswering_forecast_service_is_missing_not_evidence():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        assert fetch_forecast(route(NORTH_SEA), 0.3, f"http://127.0.0.1:{server.server_address[1]}/") is None
+    finally:
+        server.shutdown()
+    assert fetch_forecast(route(NORTH_SEA), 0.3, "") is None
+
+
+def test_risk_levels_are_banded():
+    assert [risk_level_for(s) for s in (0, 19, 20, 59, 60, 80, 100)] == [
+        "low",
+        "low",
+        "moderate",
+        "elevated",
+        "high",
+        "severe",
+        "severe",
+    ]
