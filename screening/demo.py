@@ -81,7 +81,7 @@ HULLS = (
     DemoHull("contested", CONTESTED, "INCOMPLETE: four different names recorded (identity_contested)"),
     DemoHull("entity_collision", ENTITY_COLLISION, "GREEN: name hits a listed company (entity), drove_verdict false"),
     DemoHull("imo_collision", IMO_COLLISION, "GREEN: name hits a listed vessel with a different IMO (collision)"),
-    DemoHull("renamed", RENAMED, "RED: listed under a former name, found by IMO; screened_name on the f.k.a. hit"),
+    DemoHull("renamed", RENAMED, "RED: listed by IMO; the listing also carries its former name as an alias"),
     DemoHull("bad_check_digit", BAD_CHECK_DIGIT, "INCOMPLETE: seventh digit fails the checksum (not charged)"),
 )
 

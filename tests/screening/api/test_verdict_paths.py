@@ -161,3 +161,9 @@ def test_record_carries_versions_and_timestamps(demo_world, key, screen):
     assert body["customer_reference"] == "PO-77"
     assert body["screened_at"].endswith("Z") and body["expires_at"] > body["screened_at"]
     assert "superseded_by" not in body
+
+
+@pytest.mark.parametrize("hull", demo.HULLS, ids=lambda h: h.key)
+def test_every_demo_hull_shows_the_outcome_the_readme_documents(demo_world, key, screen, hull):
+    body = screen(key, hull.imo).json()
+    assert body["sanctions"]["status"] == hull.outcome.split()[0].rstrip(":,")
