@@ -39,7 +39,7 @@ def report(label: str, samples_ms: list[float]) -> str:
     line = (
         f"{label:<44} n={len(samples_ms):<5} p50={percentile(samples_ms, 50):8.2f} ms  "
         f"p95={percentile(samples_ms, 95):8.2f} ms  p99={percentile(samples_ms, 99):8.2f} ms  "
-        f"mean={statistics.fmean(samples_ms):8.2f} ms"
+        f"mean={statistics.fmean(samples_ms):8.2f} ms  throughput={1000 * len(samples_ms) / sum(samples_ms):8.1f}/s"
     )
     print(line)
     return line

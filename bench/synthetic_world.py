@@ -59,7 +59,7 @@ def vessel_name(rng: random.Random) -> str:
     return f"{_word(rng)} {rng.choice(WORDS)}" if rng.random() < 0.6 else f"{_word(rng)} {_word(rng)}"
 
 
-def listed_records(count: int, seed: int = 11) -> list:
+def listed_records(count: int, seed: int = 11, vessel_share: float = 0.35) -> list:
     from screening.records import RECORD_ENTITY, RECORD_VESSEL, ListedRecord
 
     rng = random.Random(seed)
@@ -67,7 +67,7 @@ def listed_records(count: int, seed: int = 11) -> list:
     records = []
     for number in range(count):
         source = rng.choice(sources)
-        if rng.random() < 0.35:
+        if rng.random() < vessel_share:
             records.append(
                 ListedRecord(
                     source=source,
@@ -93,3 +93,84 @@ def listed_records(count: int, seed: int = 11) -> list:
                 )
             )
     return records
+
+
+def register_rows(count: int, imos: list[str], seed: int = 13) -> list:
+    """Register particulars across the five stores for the given hulls (and more), with names and owners."""
+    from datetime import date
+
+    from screening.records import RegisterRecord
+
+    rng = random.Random(seed)
+    stores = ("service_vessel_register", "ais_registry", "tokyo_mou_psc", "paris_mou_thetis", "apcis_tokyo_mou_history")
+    rows = []
+    for number in range(count):
+        imo = imos[number % len(imos)] if number < len(imos) else imo_with_check_digit(rng.randint(100000, 999999))
+        rows.append(
+            RegisterRecord(
+                register=stores[number % len(stores)],
+                imo=imo,
+                name=vessel_name(rng),
+                flag=rng.choice(("PA", "LR", "MH")),
+                build_year=rng.randint(1995, 2024),
+                dwt=rng.randint(5000, 300000),
+                registered_owner=f"{_word(rng)} SHIPPING SA",
+                registered_owner_country=rng.choice(("PA", "GR", "NO")),
+                as_of=date(2026, 10, 1),
+            )
+        )
+    return rows
+
+
+def inspection_rows(count: int, imos: list[str], seed: int = 17) -> list:
+    from datetime import date, timedelta
+
+    from screening.records import Inspection
+
+    rng = random.Random(seed)
+    stores = ("tokyo_mou_psc", "paris_mou_thetis", "apcis_tokyo_mou_history")
+    return [
+        Inspection(
+            register=stores[n % 3],
+            imo=rng.choice(imos),
+            inspected_on=date(2026, 10, 1) - timedelta(days=rng.randint(0, 2000)),
+            port="SYNTHETIC",
+            deficiencies=rng.randint(0, 12),
+            detained=rng.random() < 0.05,
+        )
+        for n in range(count)
+    ]
+
+
+def load_world(entries: int = 25000, vessels: int = 3000, registers: int = 200000, inspections: int = 500000) -> list:
+    """Load a full-scale synthetic world into the configured database; returns the register IMOs."""
+    from screening import datastate
+    from screening.ingest import load_snapshot
+    from screening.records import ParsedSnapshot
+
+    listed = listed_records(entries, vessel_share=vessels / entries)
+    for source in sorted({r.source for r in listed}):
+        load_snapshot(
+            ParsedSnapshot(source, records=[r for r in listed if r.source == source]),
+            data_checksum=f"synthetic-{source}",
+            origin="bench",
+            is_demo=True,
+            message="synthetic bench world",
+        )
+    imos = [r.imo for r in listed if r.imo]
+    register = register_rows(registers, imos)
+    all_imos = sorted({r.imo for r in register})
+    held = inspection_rows(inspections, all_imos)
+    by_store: dict[str, list] = {}
+    for row in register + held:
+        by_store.setdefault(row.register, []).append(row)
+    for store, rows in by_store.items():
+        load_snapshot(
+            ParsedSnapshot(store, records=rows),
+            data_checksum=f"synthetic-{store}",
+            origin="bench",
+            is_demo=True,
+            message="synthetic bench world",
+        )
+    datastate.invalidate()
+    return all_imos

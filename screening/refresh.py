@@ -8,6 +8,7 @@ serving. The engines see a new snapshot on their next data-version check.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 
 import requests
@@ -18,6 +19,8 @@ from screening.sources.catalog import REGISTER_STORES, SANCTIONS_SOURCES, Source
 
 logger = logging.getLogger("service.refresh")
 DOWNLOAD_TIMEOUT_SECONDS = 120
+DOWNLOAD_ATTEMPTS = 3
+MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024  # the largest official file (the aggregated dataset) is well under this
 USER_AGENT = "vessel-screening-service/1 (+sanctions list refresh)"
 
 
@@ -29,10 +32,35 @@ class RefreshOutcome:
     detail: str = ""
 
 
-def download(url: str) -> bytes:
-    response = requests.get(url, timeout=DOWNLOAD_TIMEOUT_SECONDS, headers={"User-Agent": USER_AGENT})
-    response.raise_for_status()
-    return response.content
+def download(url: str, attempts: int = DOWNLOAD_ATTEMPTS) -> bytes:
+    """The file at `url`, streamed under a size limit, retried with backoff on network errors and 5xx."""
+    last: Exception | None = None
+    for attempt in range(attempts):
+        try:
+            with requests.get(
+                url, timeout=DOWNLOAD_TIMEOUT_SECONDS, headers={"User-Agent": USER_AGENT}, stream=True
+            ) as response:
+                if response.status_code >= 500:
+                    raise requests.HTTPError(f"{response.status_code} from {url}", response=response)
+                response.raise_for_status()
+                content_type = response.headers.get("Content-Type", "")
+                if "text/html" in content_type:
+                    raise requests.HTTPError(f"{url} answered an HTML page, not the list file")
+                chunks, size = [], 0
+                for chunk in response.iter_content(chunk_size=1 << 20):
+                    size += len(chunk)
+                    if size > MAX_DOWNLOAD_BYTES:
+                        raise requests.HTTPError(f"{url} is larger than {MAX_DOWNLOAD_BYTES} bytes")
+                    chunks.append(chunk)
+                return b"".join(chunks)
+        except requests.HTTPError as exc:
+            last = exc
+            if exc.response is None or exc.response.status_code < 500:
+                break
+        except requests.RequestException as exc:
+            last = exc
+        time.sleep(min(30, 2**attempt))
+    raise requests.RequestException(str(last))
 
 
 def source_for(name: str, edition: str | None) -> Source:

@@ -86,3 +86,62 @@ def test_unlocode_aliases_load_and_resolve(db, shared_data, client):
     ports.invalidate()
     first = client.get("/api/v1/ports", {"query": "Kobenhavn"}).json()["ports"][0]
     assert first["locode"] == "DKCPH"
+
+
+def test_from_dir_loads_every_recognised_official_file(db, shared_data):
+    run("--from-dir", str(shared_data))
+    active = set(SourceSnapshot.objects.filter(status=SourceSnapshot.STATUS_ACTIVE).values_list("source", flat=True))
+    assert {"ofac_sdn", "un_sanctions"} <= active
+    from voyages.models import LayerSnapshot
+
+    layers = set(LayerSnapshot.objects.filter(status=LayerSnapshot.STATUS_ACTIVE).values_list("layer", flat=True))
+    assert {"piracy_asam", "piracy_imb", "port_aliases"} <= layers
+
+
+def test_a_load_that_fails_midway_leaves_nothing_behind_and_the_previous_copy_serving(demo_world):
+    from screening.ingest import BULK_BATCH, IngestError, load_snapshot
+    from screening.models import ListedEntry
+    from screening.records import RECORD_VESSEL, ListedRecord, ParsedSnapshot
+
+    before = SourceSnapshot.objects.get(source="ofac_sdn", status=SourceSnapshot.STATUS_ACTIVE)
+    rows_before = ListedEntry.objects.count()
+    good = [
+        ListedRecord(source="ofac_sdn", record_type=RECORD_VESSEL, name=f"GOOD {n}", source_record_id=str(n))
+        for n in range(BULK_BATCH + 5)
+    ]
+    # A value JSON cannot hold, in the second batch: the database write fails after the first batch went in.
+    poisoned = ListedRecord(source="ofac_sdn", record_type=RECORD_VESSEL, name="POISON", programs=(object(),))
+    with pytest.raises(IngestError):
+        load_snapshot(ParsedSnapshot("ofac_sdn", records=[*good, poisoned]), data_checksum="midway")
+    assert SourceSnapshot.objects.get(source="ofac_sdn", status=SourceSnapshot.STATUS_ACTIVE) == before
+    assert ListedEntry.objects.count() == rows_before
+    assert SourceSnapshot.objects.filter(source="ofac_sdn", status=SourceSnapshot.STATUS_FAILED).exists()
+
+
+def test_a_download_that_answers_html_or_times_out_is_a_failure_not_a_snapshot(db, monkeypatch):
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from screening import refresh
+
+    class Html(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):  # noqa: N802
+            body = b"<html><body>Service unavailable</body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Html)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("SOURCE_URL_UK_SANCTIONS_CSV", f"http://127.0.0.1:{server.server_address[1]}/list.csv")
+    try:
+        outcome = refresh.refresh_source(refresh.source_for("uk_sanctions", None))
+    finally:
+        server.shutdown()
+    assert outcome.status == "failed" and "HTML" in outcome.detail
+    assert not SourceSnapshot.objects.filter(source="uk_sanctions", status=SourceSnapshot.STATUS_ACTIVE).exists()

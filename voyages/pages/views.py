@@ -6,16 +6,29 @@ holds the link the API returned can open it; it lives as long as the stored asse
 
 from __future__ import annotations
 
+import numpy as np
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.safestring import mark_safe
+from shapely import contains_xy
 
+from voyages.layers.jwc import LISTED_AREAS
 from voyages.models import VoyageAssessment
 from voyages.report_links import assessment_id_from
 from voyages.report_map import route_svg
 from voyages.services import stored_document
+
+
+def _in_listed_areas(coords: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Route points inside a JWC listed area, to highlight on the map."""
+    lons = np.array([((lon + 180) % 360) - 180 for lon, _ in coords])
+    lats = np.array([lat for _, lat in coords])
+    inside = np.zeros(len(coords), dtype=bool)
+    for area in LISTED_AREAS:
+        inside |= contains_xy(area.polygon, lons, lats)
+    return [point for point, hit in zip(coords, inside, strict=True) if hit]
 
 
 def voyage_report(request: HttpRequest, token: str) -> HttpResponse:
@@ -27,16 +40,13 @@ def voyage_report(request: HttpRequest, token: str) -> HttpResponse:
         raise Http404
     document = stored_document(assessment)
     coords = [tuple(point) for point in document["route"]["geometry"]["geometry"]["coordinates"]]
+    origin, destination = document["route"]["origin_locode"], document["route"]["dest_locode"]
     drivers = sorted(document.get("drivers", []), key=lambda d: d.get("relative_rank", 99))
     context = {
         "a": document,
         "drivers": drivers,
-        "map_svg": mark_safe(
-            route_svg(
-                coords,
-                title=f"{document['route']['origin_locode']} to "  # noqa: S308 - our own SVG
-                f"{document['route']['dest_locode']}",
-            )
+        "map_svg": mark_safe(  # noqa: S308 - SVG built by voyages.report_map from numbers and escaped text
+            route_svg(coords, highlighted=_in_listed_areas(coords), title=f"{origin} to {destination}")
         ),
         "signup_url": f"{settings.PUBLIC_BASE_URL}/signup",
     }
