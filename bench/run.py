@@ -1,6 +1,6 @@
 """Benchmark runner: `python bench/run.py <scenario> [scenario options]`; prints p50/p95/p99 and throughput.
 
-Scenarios: routing, matching, assessment, screening (full-scale synthetic world in the database).
+Scenarios: routing, matching, assessment, screening (full-scale synthetic world in the database), ingest.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ SCENARIOS = {
     "matching": "screening_bench",
     "assessment": "assessment_bench",
     "screening": "screening_world_bench",
+    "ingest": "ingest_bench",
 }
 
 

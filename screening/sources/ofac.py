@@ -100,7 +100,7 @@ def _record(
     warnings: list[str],
 ) -> ListedRecord:
     is_vessel = sdn_type.lower() == "vessel"
-    names = list(dict.fromkeys(a for a in aliases + (_FORMER_NAME.findall(remarks) if is_vessel else []) if a))
+    names = list(dict.fromkeys(a for a in aliases + _FORMER_NAME.findall(remarks) if a))
     common = {
         "source": SOURCE,
         "name": name,
