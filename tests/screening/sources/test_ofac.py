@@ -55,7 +55,7 @@ def test_alt_csv_adds_aliases():
     sdn = b'306,"BANCO NACIONAL DE CUBA","-0- ","CUBA",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,"a.k.a. \'BNC\'."\n'
     alt = b'306,219,"aka","NATIONAL BANK OF CUBA",-0- \n'
     parsed = parse_sdn_csv(sdn, alt)
-    assert parsed.records[0].aliases == ("NATIONAL BANK OF CUBA",)
+    assert parsed.records[0].aliases == ("NATIONAL BANK OF CUBA", "BNC")  # ALT.CSV, then the a.k.a. in remarks
 
 
 def test_a_file_that_is_not_the_sdn_csv_is_refused():
