@@ -190,12 +190,14 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
 CELERY_FILESYSTEM_BROKER_DIR = VAR_DIR / "celery-broker"
 if not CELERY_BROKER_URL:
     CELERY_BROKER_URL = "filesystem://"
-    for sub in ("in", "processed"):
+    for sub in ("in", "processed", "control"):
         (CELERY_FILESYSTEM_BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(CELERY_FILESYSTEM_BROKER_DIR / "in"),
         "data_folder_out": str(CELERY_FILESYSTEM_BROKER_DIR / "in"),
         "processed_folder": str(CELERY_FILESYSTEM_BROKER_DIR / "processed"),
+        # Broadcast (control) messages too, or kombu writes them under ./control in the cwd.
+        "control_folder": str(CELERY_FILESYSTEM_BROKER_DIR / "control"),
         "store_processed": False,
     }
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
