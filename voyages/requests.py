@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from voyages.passages import PASSAGES
 from voyages.ports import Port, get_catalogue
 
 LOCODE_SHAPE = re.compile(r"^[A-Z]{2}[A-Z2-9]{3}$")
@@ -47,6 +48,7 @@ class RouteRequest:
     fuel_consumption_tonnes_per_day: float | None = None
     bunker_price_usd_per_tonne: float | None = None
     customer_reference: str | None = None
+    closed_passages: frozenset[str] | None = None  # None: the default closures (voyages.passages)
 
 
 def _locode(value: Any, name: str, violations: list[dict]) -> Port | None:
@@ -151,6 +153,29 @@ def _via(raw: Any, violations: list[dict]) -> list[tuple[float, float]]:
     return points
 
 
+def _closures(route: dict, violations: list[dict]) -> frozenset[str] | None:
+    """route.closed_passages: names of voyages.passages.PASSAGES to route around (replaces the defaults)."""
+    value = route.get("closed_passages")
+    if value is None:
+        return None
+    known = ", ".join(sorted(PASSAGES))
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        violations.append(
+            {
+                "field": "route.closed_passages",
+                "message": f"route.closed_passages must be an array of passage names ({known}).",
+            }
+        )
+        return None
+    unknown = sorted(set(value) - set(PASSAGES))
+    if unknown:
+        violations.append(
+            {"field": "route.closed_passages", "message": f"unknown passage(s) {', '.join(unknown)}; known: {known}."}
+        )
+        return None
+    return frozenset(value)
+
+
 def parse_route_request(body: Any, violations: list[dict], prefix: str = "") -> RouteRequest | None:
     """Validate one route request body; append violations (field names prefixed) and return it or None."""
     local: list[dict] = []
@@ -195,6 +220,7 @@ def parse_route_request(body: Any, violations: list[dict], prefix: str = "") -> 
         ),
         bunker_price_usd_per_tonne=_number(route, "bunker_price_usd_per_tonne", local, minimum=0, maximum=10_000),
         customer_reference=reference if isinstance(reference, str) else None,
+        closed_passages=_closures(route, local),
     )
     if "fuel_type" in route and route["fuel_type"] is not None and not isinstance(route["fuel_type"], str):
         local.append(

@@ -41,7 +41,9 @@ class IssuedAssessment:
 def compute_document(request: RouteRequest, *, assessment_id: str, now: datetime) -> dict:
     """The assessment document (2.10) for a validated request. Raises ApiError on routing failures."""
     try:
-        route = routing.compute_route(request.origin, request.destination, via=request.via)
+        route = routing.compute_route(
+            request.origin, request.destination, via=request.via, closed_passages=request.closed_passages
+        )
     except routing.ViaPointError as exc:
         raise FieldViolation(
             [

@@ -197,3 +197,18 @@ def test_the_report_link_opens_a_page_with_the_map(key, assess, client):
     html = page.content.decode()
     assert "<svg" in html and "polyline" in html and body["disclaimer"][:40] in html
     assert client.get(f"/voyage-assessments/{body['id']}:forged/report").status_code == 404
+
+
+def test_closed_passages_reroute_the_corridor(key, assess):
+    open_lane = assess(key, {"origin": "NLRTM", "destination": "SGSIN"}).json()
+    cape = assess(
+        key, {"origin": "NLRTM", "destination": "SGSIN", "closed_passages": ["suez", "babalmandab", "northwest"]}
+    ).json()
+    assert cape["route"]["distance_nm"] > open_lane["route"]["distance_nm"] + 2000
+    assert "suez" not in cape["route"]["geometry"]["properties"]["passages"]
+    assert not any(a["id"] == "jwla-southern-red-sea-yemen" for a in cape["jwc_intersected_areas"])
+
+
+def test_unknown_passages_are_refused(key, assess):
+    fields = _violation(assess(key, {"origin": "NLRTM", "destination": "SGSIN", "closed_passages": ["kiel"]}))
+    assert fields == ["route.closed_passages"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from voyages.passages import PASSAGES
 from voyages.requests import LOAD_CONDITIONS, MAX_VIA, VESSEL_TYPES
 
 
@@ -14,8 +15,8 @@ class RouteRequestSchema(serializers.Serializer):
         child=serializers.JSONField(),
         required=False,
         max_length=MAX_VIA,
-        help_text="Up to 20 points, each [lon, lat] or {lat, lon}; each is snapped to the nearest sea-lane node "
-        "and refused (validation_failed on route.via[i]) when farther than the snapping limit.",
+        help_text="Up to 20 points, each [lon, lat] or {lat, lon}. A point on land is refused (validation_failed on "
+        "route.via[i]); at sea it joins the nearest sea-lane node within 150 nm, returned in via_waypoints.",
     )
     vessel_type = serializers.ChoiceField(choices=VESSEL_TYPES, required=False)
     load_condition = serializers.ChoiceField(choices=LOAD_CONDITIONS, required=False)
@@ -24,6 +25,12 @@ class RouteRequestSchema(serializers.Serializer):
     fuel_type = serializers.CharField(required=False, help_text="HFO, LFO, MDO, MGO, LNG, methanol …")
     fuel_consumption_tonnes_per_day = serializers.FloatField(required=False)
     bunker_price_usd_per_tonne = serializers.FloatField(required=False)
+    closed_passages = serializers.ListField(
+        child=serializers.ChoiceField(choices=sorted(PASSAGES)),
+        required=False,
+        help_text="Passages to route around (replaces the default closures, which close only the Northwest "
+        'Passage); e.g. ["suez", "babalmandab", "northwest"].',
+    )
 
 
 class AssessmentRequestSchema(serializers.Serializer):
