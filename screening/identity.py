@@ -48,12 +48,9 @@ class Identity:
         return self.basis != BASIS_NONE
 
 
-def _loaded_stores() -> set[str]:
-    return set(
-        SourceSnapshot.objects.filter(status=SourceSnapshot.STATUS_ACTIVE, source__in=STORES)
-        .values_list("source", flat=True)
-        .distinct()
-    )
+def _loaded_stores(state: DataState) -> set[str]:
+    """Stores with a serving snapshot, from the in-memory data state (no query per screening)."""
+    return {store for store in STORES if state.source(store).available}
 
 
 def _store_lookup(imo: str, loaded: set[str]) -> tuple[dict[str, list[RegisterRecord]], list[Inspection]]:
@@ -128,7 +125,7 @@ def _row(register: str, name: str | None, *, reachable: bool) -> dict:
 def resolve_identity(state: DataState, imo: str, *, user_name: str | None) -> Identity:
     identity = Identity(imo=imo)
     try:
-        loaded = _loaded_stores()
+        loaded = _loaded_stores(state)
         by_register, identity.inspections = _store_lookup(imo, loaded)
         store_error = False
     except Exception:  # a store that throws is unreachable, never evidence
