@@ -3,8 +3,8 @@
 `check_vessel` and `find_port` need no key and count against the caller's own keyless
 allowance (100 per hour per address), exactly as the REST calls do. The other tools need
 `Authorization: Bearer <key>` on the MCP request and pass the keyed lane's rules (rate,
-pause, allowed IPs, scope) and metering as the matching REST call would. A refusal is a
-tool error whose text starts with the REST error code.
+pause, allowed IPs, scope), metering and the access log as the matching REST call would. A
+refusal is a tool error whose text starts with the REST error code.
 """
 
 from __future__ import annotations
@@ -84,13 +84,20 @@ def _keyed_context(authorization: str | None, address: str, scope: str) -> Any:
 
 
 def screen_vessel_sync(
-    authorization: str | None, address: str, imo: str, vessel_name: str | None, include_vetting: bool
+    authorization: str | None, address: str, request_id: str, imo: str, vessel_name: str | None, include_vetting: bool
 ) -> dict[str, Any]:
     import json
+    import time
 
+    from django.utils import timezone
+
+    from accounts import access_log
     from screening import services
     from screening.imo import ImoInputError, parse_screening_imo
 
+    started = time.perf_counter()
+    context = None
+    status, code, units = 201, "", 0
     try:
         context = _keyed_context(authorization, address, "vessel:screen")
         try:
@@ -108,9 +115,27 @@ def screen_vessel_sync(
                 include_vetting=include_vetting,
             ),
         )
+        units = 1 if issued.screening.unit_charged else 0
+        return json.loads(issued.body)
     except ApiError as exc:
+        status, code = exc.status, exc.code
         raise _refusal(exc.code, exc.message) from None
-    return json.loads(issued.body)
+    finally:
+        if context is not None:  # an unauthenticated call has no account to log against
+            access_log.record(
+                account_id=context.account_id,
+                environment=context.environment,
+                at=timezone.now(),
+                method="MCP",
+                path="/mcp tools/call screen_vessel",
+                status=status,
+                code=code,
+                request_id=request_id,
+                key_prefix=context.display_prefix,
+                client_ip=address,
+                duration_ms=(time.perf_counter() - started) * 1000,
+                units_charged=units,
+            )
 
 
 def build_server() -> MCPServer:
@@ -146,7 +171,7 @@ def build_server() -> MCPServer:
         imo: str, ctx: Context, vessel_name: str | None = None, include_vetting: bool = True
     ) -> dict[str, Any]:
         return await sync_to_async(screen_vessel_sync)(
-            _header(ctx, "authorization"), _address(ctx), imo, vessel_name, include_vetting
+            _header(ctx, "authorization"), _address(ctx), _request_id(ctx), imo, vessel_name, include_vetting
         )
 
     return server

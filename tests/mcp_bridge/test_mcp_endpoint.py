@@ -141,3 +141,13 @@ def test_screen_vessel_with_a_key_screens_and_meters_like_rest(world, issue_key)
     record = result["structuredContent"]
     assert record["sanctions"]["status"] == "GREEN" and record["unit_charged"] is True
     assert QuotaCounter.objects.get().used == 1
+
+
+def test_a_keyed_tool_call_is_in_the_access_log(world, issue_key, settings):
+    from accounts.models import AccessLogEntry
+
+    settings.ACCESS_LOG_MODE = "sync"
+    key = issue_key("test")
+    _tool("screen_vessel", {"imo": demo.GREEN_CLEAN}, {"authorization": f"Bearer {key}"})
+    entry = AccessLogEntry.objects.get()
+    assert entry.path == "/mcp tools/call screen_vessel" and entry.status == 201 and entry.units_charged == 1
