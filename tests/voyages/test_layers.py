@@ -130,3 +130,18 @@ def test_risk_levels_are_banded():
         "severe",
         "severe",
     ]
+
+
+def test_crossing_a_listed_area_without_hostilities_floors_at_listed_area_transit(layers):
+    off_venezuela = route([(-68.0, 12.5), (-66.0, 11.4), (-64.0, 12.2)], "CW", "GD")
+    result = assess_route_risk(off_venezuela, as_of=datetime(2026, 3, 1, tzinfo=UTC), layers=layers, forecast=None)
+    assert result.score_floor["basis"] == "listed_area_transit"
+    assert result.score == 60 and result.score_floor["weighted_score"] < 60
+    assert next(d for d in result.drivers if d["source"] == "jwc_listed_areas")["sets_floor"] is True
+
+
+def test_a_port_call_in_a_named_country_floors_at_70(layers):
+    from_tripoli = route([(13.19, 32.9), (13.5, 33.6), (14.5, 35.8)], "LY", "MT")
+    result = assess_route_risk(from_tripoli, as_of=datetime(2026, 3, 1, tzinfo=UTC), layers=layers, forecast=None)
+    assert result.score_floor["basis"] == "named_country_port_call"
+    assert result.score == 70
