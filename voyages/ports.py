@@ -21,6 +21,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 
 from rapidfuzz import fuzz, process
@@ -140,7 +141,9 @@ def _bundled_ports() -> list[dict]:
     return json.loads(raw)["features"]
 
 
-def build_catalogue(extra_aliases: list[tuple[str, str]] | None = None) -> PortCatalogue:
+@lru_cache(maxsize=1)
+def routable_ports() -> tuple[Port, ...]:
+    """The bundled ports that join the sea-lane network over water; computed once per process (~2 s)."""
     from voyages.routing import network
 
     net = network()
@@ -155,10 +158,14 @@ def build_catalogue(extra_aliases: list[tuple[str, str]] | None = None) -> PortC
         joined = net.join_point(lon, lat, MAX_PORT_SNAP_NM, coastal_allowance_nm=PORT_COASTAL_ALLOWANCE_NM)
         if joined is None:
             continue
-        node = joined[0]
         seen.add(locode)
-        ports.append(Port(locode, props.get("name") or locode, props.get("cty") or "", locode[:2], lat, lon, node))
-    return PortCatalogue(ports, list(PORT_ALIASES) + list(extra_aliases or []))
+        ports.append(Port(locode, props.get("name") or locode, props.get("cty") or "", locode[:2], lat, lon, joined[0]))
+    return tuple(ports)
+
+
+def build_catalogue(extra_aliases: list[tuple[str, str]] | None = None) -> PortCatalogue:
+    """The catalogue with the bundled aliases plus any loaded ones (the network joins are reused)."""
+    return PortCatalogue(list(routable_ports()), list(PORT_ALIASES) + list(extra_aliases or []))
 
 
 ALIAS_CHECK_SECONDS = 5.0
