@@ -7,6 +7,7 @@ expired members and claims atomically. Embedded default: the same in process mem
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Iterator
@@ -15,8 +16,10 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from accounts.shared_state import process_lock, redis_client
+from accounts.shared_state import note_fallback, process_lock, redis_client, redis_unavailable
 from config.api.errors import ApiError
+
+logger = logging.getLogger("service.concurrency")
 
 SCREENING_SLOTS = 6
 ASSESSMENT_SLOTS = 2
@@ -39,6 +42,7 @@ _local_pools: dict[str, dict[str, float]] = {}
 class Slot:
     pool: str
     token: str
+    local: bool = False  # claimed in this process (embedded default, or while Redis was down)
 
 
 def try_claim(pool: str, limit: int, ttl: int = SLOT_TTL_SECONDS) -> Slot | None:
@@ -46,8 +50,13 @@ def try_claim(pool: str, limit: int, ttl: int = SLOT_TTL_SECONDS) -> Slot | None
     token = secrets.token_hex(8)
     client = redis_client()
     if client is not None:
-        claimed = client.eval(_CLAIM, 1, f"slots:{pool}", now, limit, now + ttl, token, ttl + 5)
-        return Slot(pool, token) if claimed else None
+        try:
+            claimed = client.eval(_CLAIM, 1, f"slots:{pool}", now, limit, now + ttl, token, ttl + 5)
+            return Slot(pool, token) if claimed else None
+        except Exception as exc:
+            if not redis_unavailable(exc):
+                raise
+            note_fallback("in-flight slots")
     with process_lock:
         members = _local_pools.setdefault(pool, {})
         for expired in [t for t, expiry in members.items() if expiry <= now]:
@@ -55,23 +64,35 @@ def try_claim(pool: str, limit: int, ttl: int = SLOT_TTL_SECONDS) -> Slot | None
         if len(members) >= limit:
             return None
         members[token] = now + ttl
-    return Slot(pool, token)
+    return Slot(pool, token, local=True)
 
 
 def release(slot: Slot) -> None:
     client = redis_client()
-    if client is not None:
+    if client is not None and not slot.local:
         client.zrem(f"slots:{slot.pool}", slot.token)
         return
     with process_lock:
         _local_pools.get(slot.pool, {}).pop(slot.token, None)
 
 
+def release_quietly(slot: Slot) -> None:
+    try:
+        release(slot)
+    except Exception:
+        logger.warning("in-flight slot %s could not be released; it expires in %d s", slot.pool, SLOT_TTL_SECONDS)
+
+
 def in_use(pool: str) -> int:
     now = time.time()
     client = redis_client()
     if client is not None:
-        return int(client.zcount(f"slots:{pool}", now, "+inf"))
+        try:
+            return int(client.zcount(f"slots:{pool}", now, "+inf"))
+        except Exception as exc:
+            if not redis_unavailable(exc):
+                raise
+            note_fallback("in-flight slots")
     with process_lock:
         return sum(1 for expiry in _local_pools.get(pool, {}).values() if expiry > now)
 
@@ -100,8 +121,10 @@ def customer_slot(kind: str, account_id: str, environment: str) -> Iterator[None
     try:
         yield
     finally:
-        release(shared)
-        release(own)
+        # Best effort: the work is done (perhaps committed); a slot that cannot be released now
+        # expires after SLOT_TTL_SECONDS, and the answer must not be lost to a cache outage.
+        release_quietly(shared)
+        release_quietly(own)
 
 
 def reset_all() -> None:

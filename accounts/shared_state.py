@@ -1,12 +1,40 @@
 """What several processes must agree on lives in Redis when REDIS_URL is set; on the
-embedded default it lives in this process (one web process serves everything)."""
+embedded default it lives in this process (one web process serves everything).
+
+While Redis is unreachable every operation here falls back to this process's own memory
+(rate windows, in-flight slots, keyless counters): the API stays up, and each process counts
+on its own until Redis answers again. `redis_unavailable` says whether an error means that.
+"""
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from functools import lru_cache
 
 from django.conf import settings
+
+logger = logging.getLogger("service.shared_state")
+_WARN_EVERY_SECONDS = 30.0
+_last_warning = 0.0
+
+
+def redis_unavailable(exc: BaseException) -> bool:
+    """True when `exc` is Redis (or a library over it) failing to answer, not a bug of ours."""
+    import redis
+    from limits.errors import StorageError
+
+    return isinstance(exc, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, StorageError))
+
+
+def note_fallback(what: str) -> None:
+    """Log (at most every 30 s per process) that `what` fell back to process memory."""
+    global _last_warning
+    now = time.monotonic()
+    if now - _last_warning >= _WARN_EVERY_SECONDS:
+        _last_warning = now
+        logger.warning("Redis is unreachable: %s counted in this process only until it answers", what)
 
 
 @lru_cache(maxsize=1)
@@ -24,7 +52,15 @@ def limits_storage():  # type: ignore[no-untyped-def]
     from limits.storage import storage_from_string
 
     if settings.REDIS_URL:
-        return storage_from_string(settings.REDIS_URL.replace("redis://", "redis://", 1))
+        return storage_from_string(settings.REDIS_URL, wrap_exceptions=True)
+    return local_limits_storage()
+
+
+@lru_cache(maxsize=1)
+def local_limits_storage():  # type: ignore[no-untyped-def]
+    """Rate windows in this process: the embedded default, and the fallback while Redis is down."""
+    from limits.storage import storage_from_string
+
     return storage_from_string("memory://")
 
 
@@ -52,13 +88,16 @@ def set_add_and_count(key: str, member: str, ttl: int) -> int:
     """Add member to a set that expires after ttl seconds; return the set's size."""
     client = redis_client()
     if client is not None:
-        pipe = client.pipeline()
-        pipe.sadd(key, member)
-        pipe.expire(key, ttl, nx=True)
-        pipe.scard(key)
-        return int(pipe.execute()[2])
-    import time
-
+        try:
+            pipe = client.pipeline()
+            pipe.sadd(key, member)
+            pipe.expire(key, ttl, nx=True)
+            pipe.scard(key)
+            return int(pipe.execute()[2])
+        except Exception as exc:
+            if not redis_unavailable(exc):
+                raise
+            note_fallback("keyless counters")
     now = time.time()
     with process_lock:
         members = _local._live(key, now)
@@ -72,12 +111,15 @@ def set_add_and_count(key: str, member: str, ttl: int) -> int:
 def incr(key: str, ttl: int, amount: int = 1) -> int:
     client = redis_client()
     if client is not None:
-        pipe = client.pipeline()
-        pipe.incrby(key, amount)
-        pipe.expire(key, ttl, nx=True)
-        return int(pipe.execute()[0])
-    import time
-
+        try:
+            pipe = client.pipeline()
+            pipe.incrby(key, amount)
+            pipe.expire(key, ttl, nx=True)
+            return int(pipe.execute()[0])
+        except Exception as exc:
+            if not redis_unavailable(exc):
+                raise
+            note_fallback("keyless counters")
     now = time.time()
     with process_lock:
         value = _local._live(key, now)
@@ -90,9 +132,12 @@ def incr(key: str, ttl: int, amount: int = 1) -> int:
 def read_int(key: str) -> int:
     client = redis_client()
     if client is not None:
-        return int(client.get(key) or 0)
-    import time
-
+        try:
+            return int(client.get(key) or 0)
+        except Exception as exc:
+            if not redis_unavailable(exc):
+                raise
+            note_fallback("keyless counters")
     with process_lock:
         return int(_local._live(key, time.time()) or 0)
 

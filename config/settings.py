@@ -172,13 +172,21 @@ DATABASE_IS_SQLITE = DATABASES["default"]["ENGINE"].endswith("sqlite3")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL")
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "svc"),
-            "OPTIONS": {"CLIENT_CLASS": "django_redis.client.DefaultClient"},
+            # While Redis is unreachable the cache misses instead of failing the request: the key
+            # lookup reads the database, the keyless check screens afresh (see README, "Outages").
+            "OPTIONS": {
+                "CLIENT_CLASS": "django_redis.client.DefaultClient",
+                "IGNORE_EXCEPTIONS": True,
+                "SOCKET_CONNECT_TIMEOUT": 1,
+                "SOCKET_TIMEOUT": 1,
+            },
         }
     }
 else:

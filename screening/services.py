@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -16,6 +18,8 @@ from config.api.timefmt import rfc3339
 from screening import engine, notices, resolution
 from screening.models import FollowUp, Screening
 from webhooks.events import emit
+
+logger = logging.getLogger("service.screening")
 
 ORIGIN_API = "api"
 ORIGIN_BATCH = "batch"
@@ -79,12 +83,18 @@ def _resolved_event_data(answer: Screening, original: Screening, document: dict)
     }
 
 
-def screen_for_caller(account: Account, environment: str, request: ScreeningRequest) -> Issued:
+def screen_for_caller(
+    account: Account,
+    environment: str,
+    request: ScreeningRequest,
+    *,
+    in_transaction: Callable[[Issued], None] | None = None,
+) -> Issued:
     """A caller's screening: pace pause, allowance, the in-flight ceiling, then the record (REST and MCP)."""
     pace.ensure_not_paused(account)
     quota.ensure_available(account, environment, quota.KIND_SCREENING)
     with concurrency.customer_slot("screening", account.pk, environment):
-        return create_screening(account, environment, request)
+        return create_screening(account, environment, request, in_transaction=in_transaction)
 
 
 def create_screening(
@@ -95,8 +105,13 @@ def create_screening(
     origin: str = ORIGIN_API,
     now: datetime | None = None,
     result: engine.ScreenResult | None = None,
+    in_transaction: Callable[[Issued], None] | None = None,
 ) -> Issued:
-    """Screen the hull (unless `result` is given) and issue the record; 402 if the allowance is used."""
+    """Screen the hull (unless `result` is given) and issue the record; 402 if the allowance is used.
+
+    `in_transaction` runs inside the transaction that writes the record, after it is written: what
+    it writes (an idempotency completion, a batch item's status) commits or rolls back with it.
+    """
     now = now or timezone.now()
     result = result or engine.screen_hull(
         request.imo,
@@ -152,8 +167,19 @@ def create_screening(
             and not quota.warning_due(quota.QuotaState(state.allowance, state.used - units))
         ):
             emit(account.pk, environment, "usage.quota_warning", {"used": state.used, "limit": state.allowance.limit})
-    pace.evaluate(account)
-    return Issued(screening, body, state, result)
+        issued = Issued(screening, body, state, result)
+        if in_transaction is not None:
+            in_transaction(issued)
+    _after_commit(pace.evaluate, account)
+    return issued
+
+
+def _after_commit(step: Callable[[Account], object], account: Account) -> None:
+    """A step after the record committed must not turn the committed answer into an error."""
+    try:
+        step(account)
+    except Exception:
+        logger.exception("%s failed after a screening was committed", getattr(step, "__qualname__", step))
 
 
 def _assemble(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -101,8 +102,19 @@ def compute_document(request: RouteRequest, *, assessment_id: str, now: datetime
 
 
 def create_assessment(
-    account: Account, environment: str, request: RouteRequest, now: datetime | None = None, *, charge_units: int = 1
+    account: Account,
+    environment: str,
+    request: RouteRequest,
+    now: datetime | None = None,
+    *,
+    charge_units: int = 1,
+    in_transaction: Callable[[IssuedAssessment], None] | None = None,
 ) -> IssuedAssessment:
+    """Compute, charge and store one assessment in one transaction.
+
+    `in_transaction` runs inside that transaction once the record is written: what it writes (an
+    idempotency completion, a batch item's status) commits or rolls back with the assessment.
+    """
     now = now or timezone.now()
     assessment_id = new_id("vas")
     document = compute_document(request, assessment_id=assessment_id, now=now)
@@ -121,7 +133,10 @@ def create_assessment(
             assessed_at=now,
             expires_at=now + RETENTION,
         )
-    return IssuedAssessment(assessment, body, state)
+        issued = IssuedAssessment(assessment, body, state)
+        if in_transaction is not None:
+            in_transaction(issued)
+    return issued
 
 
 def stored_document(assessment: VoyageAssessment) -> dict:

@@ -14,6 +14,9 @@ from rest_framework.response import Response
 
 logger = logging.getLogger("service.errors")
 
+UNAVAILABLE_CODE = "service_unavailable"
+UNAVAILABLE_RETRY_AFTER_SECONDS = 5
+
 
 class ApiError(Exception):
     """An error answered in the envelope. Raise it from services, views or permissions."""
@@ -92,9 +95,32 @@ def _flatten_validation(detail: Any, request: Any, prefix: str = "") -> list[dic
     return violations
 
 
+def backing_service_down(exc: BaseException) -> bool:
+    """The database, cache or broker did not answer: a temporary outage, not a bug."""
+    from django.db import InterfaceError, OperationalError
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from accounts.shared_state import redis_unavailable
+
+    return isinstance(exc, (OperationalError, InterfaceError, BrokerError)) or redis_unavailable(exc)
+
+
+def unavailable_error() -> ApiError:
+    return ApiError(
+        503,
+        UNAVAILABLE_CODE,
+        "A backing service (database, cache or queue) is briefly unavailable and nothing was committed. "
+        "Retry after Retry-After; a keyed POST is safe to resend under the same Idempotency-Key.",
+        headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER_SECONDS)},
+    )
+
+
 def _translate(exc: Exception, request: Any) -> ApiError:
     if isinstance(exc, ApiError):
         return exc
+    if backing_service_down(exc):
+        logger.warning("backing service unavailable: %s", exc, extra={"request_id": request_id_of(request)})
+        return unavailable_error()
     if isinstance(exc, drf_exceptions.ParseError):
         return ApiError(400, "invalid_json", f"The request body is not valid JSON: {exc.detail}")
     if isinstance(exc, drf_exceptions.UnsupportedMediaType):

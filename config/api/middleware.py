@@ -9,7 +9,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from config.api.errors import error_json_response
+from config.api.errors import backing_service_down, error_json_response, unavailable_error
 from config.api.ids import is_well_formed_request_id, new_request_id
 
 logger = logging.getLogger("service.errors")
@@ -86,5 +86,12 @@ class ApiErrorMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not is_api_path(request.path):
             return None
+        if backing_service_down(exception):
+            logger.warning("backing service unavailable outside DRF: %s", exception)
+            error = unavailable_error()
+            response = error_json_response(request, error.status, error.code, error.message)
+            for name, value in error.headers.items():
+                response[name] = value
+            return response
         logger.exception("unhandled error outside DRF", extra={"request_id": getattr(request, "request_id", "")})
         return error_json_response(request, 500, *_GENERIC_ERRORS[500])

@@ -7,7 +7,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import serializers
 
 from accounts.api.base import KeyedAPIView
-from accounts.idempotency import idempotent
+from accounts.idempotency import claim_of, idempotent
 from config.api.errors import FieldViolation
 from config.api.fields import StrictBooleanField, StrictStringField
 from config.api.openapi import error_response
@@ -78,6 +78,7 @@ class ScreeningCollectionView(KeyedAPIView):
                 customer_reference=values.get("customer_reference"),
                 include_vetting=values["include_vetting"],
             ),
+            in_transaction=claim_of(request).completes(201),
         )
         context.units_charged = 1 if issued.screening.unit_charged else 0
         context.quota_headers = issued.quota.headers()

@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 
 from accounts import concurrency, quota
 from accounts.api.base import KeyedAPIView
-from accounts.idempotency import idempotent
+from accounts.idempotency import claim_of, idempotent
 from config.api.errors import FieldViolation
 from config.api.openapi import error_response
 from config.api.responses import json_bytes_response
@@ -52,7 +52,9 @@ class VoyageAssessmentCollectionView(KeyedAPIView):
         account = context.account
         quota.ensure_available(account, context.environment, quota.KIND_ASSESSMENT)
         with concurrency.customer_slot("assessment", account.pk, context.environment):
-            issued = services.create_assessment(account, context.environment, route_request)
+            issued = services.create_assessment(
+                account, context.environment, route_request, in_transaction=claim_of(request).completes(201)
+            )
         context.units_charged = 1
         context.quota_headers = issued.quota.headers()
         return json_bytes_response(issued.body, status=201, headers=context.quota_headers)
