@@ -2,7 +2,10 @@
 
 Per client address: 100 checks per hour plus a burst window (BURST_SPEC) so a tight loop is
 refused before the hundred are spent. A hull checked by anyone in the last hour answers from
-a shared cache (never an INCOMPLETE). Otherwise the screen takes one of 4 shared slots,
+a shared cache (never an INCOMPLETE) while the sanctions sources stand as they did when it was
+screened: cache keys carry a fingerprint of the sources' state (coverage_fingerprint), so a list
+that drops out, fails a refresh or loads a new copy, in any process, leaves earlier answers
+unreachable (they expire on their own). Otherwise the screen takes one of 4 shared slots,
 waiting up to 10 seconds (503 keyless_busy, not counted); more than 2 of the caller's own
 checks waiting is 429 concurrency_limit.
 
@@ -14,6 +17,7 @@ free key). Everything shared lives in Redis when REDIS_URL is set.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -30,6 +34,7 @@ from config.api.timefmt import rfc3339
 from screening import datastate, engine
 from screening.identity import STORES
 from screening.imo import imo_check_digit_valid
+from screening.verdict import SANCTIONS_SOURCES
 
 HOURLY_SPEC = "100/hour"
 BURST_SPEC = "20/minute"
@@ -87,8 +92,26 @@ def error(
     return KeylessOutcome(status, body, dict(headers or {}))
 
 
-def _cache_key(imo: str) -> str:
-    return f"keyless:check:{imo}"
+def coverage_fingerprint(state: datastate.DataState) -> str:
+    """The sanctions sources' state a cached answer depends on: which copy of each list serves
+    (none when it is unavailable) and its last failed refresh. Read from the data state every
+    process already holds (re-checked against the database at most every CHECK_SECONDS), so a
+    change made by another web process, a worker or refresh_sources is seen everywhere."""
+    parts = []
+    for name in SANCTIONS_SOURCES:  # the core lists and the supplementary ones (coverageComplete covers all)
+        info = state.source(name)
+        editions = sorted((e.edition, e.retrieved_at.isoformat(), e.row_count) for e in info.editions.values())
+        attempted = info.last_attempt_at.isoformat() if info.last_attempt_at else None
+        parts.append([name, editions, info.last_failure, attempted])
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+
+
+def _cache_key(imo: str, fingerprint: str) -> str:
+    return f"keyless:check:{fingerprint}:{imo}"
+
+
+def _report_key(imo: str, fingerprint: str) -> str:
+    return f"keyless:report:{fingerprint}:{imo}"
 
 
 def context_coverage(state: datastate.DataState, now: datetime) -> str:
@@ -144,13 +167,16 @@ def check_document(result: engine.ScreenResult, now: datetime) -> dict:
     }
 
 
-def cached_check(imo: str) -> dict | None:
-    raw = cache.get(_cache_key(imo))
+def cached_check(imo: str, fingerprint: str | None = None) -> dict | None:
+    """The cached check of `imo` screened under the sources' current state, or None."""
+    fingerprint = fingerprint or coverage_fingerprint(datastate.current())
+    raw = cache.get(_cache_key(imo, fingerprint))
     return json.loads(raw) if raw else None
 
 
-def cached_report(imo: str) -> dict | None:
-    raw = cache.get(f"keyless:report:{imo}")
+def cached_report(imo: str, fingerprint: str | None = None) -> dict | None:
+    fingerprint = fingerprint or coverage_fingerprint(datastate.current())
+    raw = cache.get(_report_key(imo, fingerprint))
     return json.loads(raw) if raw else None
 
 
@@ -252,10 +278,13 @@ def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -
     refused = rate_outcome(ip, request_id, hourly)
     if refused is not None:
         return refused
-    cached = cached_check(imo)
+    # Taken before the screen: an answer is stored under the state it was screened from or an
+    # older one, never under a newer state it did not see.
+    fingerprint = coverage_fingerprint(datastate.current())
+    cached = cached_check(imo, fingerprint)
     if cached is not None:
         counted = count_call(ip)
-        return KeylessOutcome(200, cached, counted.headers(), from_cache=True, report=cached_report(imo))
+        return KeylessOutcome(200, cached, counted.headers(), from_cache=True, report=cached_report(imo, fingerprint))
     waiting_key = f"keyless:waiting:{ip}"
     waiting = shared_state.incr(waiting_key, 60)
     try:
@@ -291,8 +320,8 @@ def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -
         "context_coverage": document["currentContext"]["coverage"],
     }
     if result.status != "INCOMPLETE":
-        cache.set(_cache_key(imo), json.dumps(document), CACHE_SECONDS)
-        cache.set(f"keyless:report:{imo}", json.dumps(report), CACHE_SECONDS)
+        cache.set(_cache_key(imo, fingerprint), json.dumps(document), CACHE_SECONDS)
+        cache.set(_report_key(imo, fingerprint), json.dumps(report), CACHE_SECONDS)
     counted = count_call(ip)
     return KeylessOutcome(200, document, counted.headers(), report=report)
 
