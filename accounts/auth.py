@@ -27,6 +27,17 @@ from config.api.clientip import client_ip
 from config.api.errors import ApiError
 
 KEY_CACHE_SECONDS = 30
+# Read with the key row (and cached with it) so a keyed request needs no account query.
+ACCOUNT_FIELDS_READ_WITH_KEY = (
+    "email",
+    "plan",
+    "opened_on",
+    "entitlement",
+    "pilot_screening_total",
+    "appended_digit_correction",
+    "paused_reason",
+    "paused_at",
+)
 LAST_USED_RESOLUTION = timedelta(minutes=5)
 
 
@@ -56,10 +67,16 @@ class KeyContext:
     rate: ratelimit.RateState | None = None
     quota_headers: dict[str, str] = field(default_factory=dict)
     units_charged: int = 0
+    account_fields: dict = field(default_factory=dict)
 
     @cached_property
     def account(self) -> Account:
-        return Account.objects.get(pk=self.account_id)
+        """The account as the key lookup read it (no query; any field not read loads on access)."""
+        if not self.account_fields:
+            return Account.objects.get(pk=self.account_id)
+        known = {"id": self.account_id, **self.account_fields}
+        names = [f.attname for f in Account._meta.concrete_fields if f.attname in known]  # from_db wants model order
+        return Account.from_db("default", names, [known[name] for name in names])
 
 
 def _cache_key(lookup: str) -> str:
@@ -84,7 +101,7 @@ def _load_key(lookup: str) -> dict | None:
             "revoked_at",
             "last_used_at",
             "account_id",
-            "account__entitlement",
+            *(f"account__{name}" for name in ACCOUNT_FIELDS_READ_WITH_KEY),
         )
         .first()
     )
@@ -103,10 +120,15 @@ def _key_changed(sender, instance: ApiKey, **kwargs) -> None:  # type: ignore[no
     forget_key(instance.lookup)
 
 
+def forget_account_keys(account_id: str) -> None:
+    """An account change (pause, plan, entitlement) reaches every key's next request."""
+    for lookup in ApiKey.objects.filter(account_id=account_id).values_list("lookup", flat=True):
+        forget_key(lookup)
+
+
 @receiver(post_save, sender=Account)
 def _account_changed(sender, instance: Account, **kwargs) -> None:  # type: ignore[no-untyped-def]
-    for lookup in ApiKey.objects.filter(account=instance).values_list("lookup", flat=True):
-        forget_key(lookup)
+    forget_account_keys(instance.pk)
 
 
 def _touch_last_used(row: dict, now: datetime) -> None:
@@ -149,6 +171,7 @@ def authenticate_header_value(header: str | None) -> KeyContext:
         display_prefix=f"svc_{row['environment']}_{parsed.lookup[:6]}",
         scopes=list(row["scopes"]),
         allowed_ips=list(row["allowed_ips"] or []),
+        account_fields={name: row[f"account__{name}"] for name in ACCOUNT_FIELDS_READ_WITH_KEY},
     )
 
 

@@ -48,19 +48,26 @@ def evaluate(account: Account, now: datetime | None = None) -> str | None:
     if account.plan != PLAN_FREE or account.is_paused:
         return None
     now = now or timezone.now()
-    screenings = MeteringEvent.objects.filter(account=account, kind="screening")
+    # One read serves both rules: the newest BURST_LIMIT + 1 screenings (the burst needs no more).
+    recent = list(
+        MeteringEvent.objects.filter(account=account, kind="screening")
+        .order_by("-at", "-id")
+        .values_list("imo", "at")[: BURST_LIMIT + 1]
+    )
     reason = None
-    if screenings.filter(at__gt=now - BURST_WINDOW).count() > BURST_LIMIT:
+    if sum(1 for _, at in recent if at > now - BURST_WINDOW) > BURST_LIMIT:
         reason = f"more than {BURST_LIMIT} screenings in ten minutes."
     else:
-        recent = list(screenings.order_by("-at", "-id").values_list("imo", flat=True)[:WALK_WINDOW])
-        numbers = [int(imo) for imo in reversed(recent) if imo.isdigit()]
+        numbers = [int(imo) for imo, _ in reversed(recent[:WALK_WINDOW]) if imo.isdigit()]
         if len(numbers) == WALK_WINDOW and is_register_walk(numbers):
             reason = (
                 f"most of the last {WALK_WINDOW} screenings step through IMO numbers "
                 f"within {WALK_STEP} of each other."
             )
     if reason:
+        from accounts.auth import forget_account_keys
+
         Account.objects.filter(pk=account.pk, paused_reason="").update(paused_reason=reason, paused_at=now)
+        forget_account_keys(account.pk)
         account.paused_reason, account.paused_at = reason, now
     return reason

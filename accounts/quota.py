@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -47,10 +47,17 @@ class Allowance:
 class QuotaState:
     allowance: Allowance
     used: int
+    drawn: int = 0  # units the charge that produced this state drew
 
     @property
     def remaining(self) -> int:
         return max(0, self.allowance.limit - self.used)
+
+    @property
+    def crossed_warning(self) -> bool:
+        """This charge took the live screening allowance over the 80 % line (usage.quota_warning)."""
+        before = QuotaState(self.allowance, self.used - self.drawn)
+        return bool(self.drawn) and warning_due(self) and not warning_due(before)
 
     def headers(self) -> dict[str, str]:
         headers = {"X-Service-Quota-Limit": str(self.allowance.limit), "X-Service-Quota-Remaining": str(self.remaining)}
@@ -134,21 +141,40 @@ def ensure_available(account: Account, environment: str, kind: str, units: int =
     return state
 
 
-def charge(account: Account, environment: str, kind: str, units: int = 1, imo: str = "") -> QuotaState:
-    """Draw units atomically; call inside the transaction that writes the charged result."""
-    allowance = allowance_for(account, environment, kind)
-    with transaction.atomic():
-        counter, _ = QuotaCounter.objects.get_or_create(
-            account=account, environment=environment, kind=kind, period=allowance.period
+def _draw(account_id: str, environment: str, kind: str, period: str, units: int, limit: int) -> int | None:
+    """One conditional UPDATE … RETURNING: the new `used`, or None when no counter row covers it."""
+    table = connection.ops.quote_name(QuotaCounter._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET used = used + %s WHERE account_id = %s AND environment = %s AND kind = %s "
+            "AND period = %s AND used <= %s RETURNING used",
+            [units, account_id, environment, kind, period, limit - units],
         )
-        if units:
-            updated = QuotaCounter.objects.filter(pk=counter.pk, used__lte=allowance.limit - units).update(
-                used=F("used") + units
+        row = cursor.fetchone()
+    return None if row is None else int(row[0])
+
+
+def charge(account: Account, environment: str, kind: str, units: int = 1, imo: str = "") -> QuotaState:
+    """Draw units atomically; call inside the transaction that writes the charged result.
+
+    The common case is one statement (the conditional update) plus the metering event; the
+    period's first charge creates the counter. Raises 402 when the allowance cannot cover it.
+    """
+    allowance = allowance_for(account, environment, kind)
+    with transaction.atomic(savepoint=False):  # part of the caller's transaction: no extra round trip
+        used = _draw(account.pk, environment, kind, allowance.period, units, allowance.limit) if units else None
+        if used is None:
+            counter, _ = QuotaCounter.objects.get_or_create(
+                account=account, environment=environment, kind=kind, period=allowance.period
             )
-            if not updated:
-                raise exhausted_error(current_state(account, environment, kind))
+            if units:
+                used = _draw(account.pk, environment, kind, allowance.period, units, allowance.limit)
+                if used is None:
+                    raise exhausted_error(current_state(account, environment, kind))
+            else:
+                used = counter.used
         MeteringEvent.objects.create(account=account, environment=environment, kind=kind, imo=imo, units=units)
-    return current_state(account, environment, kind)
+    return QuotaState(allowance, used, drawn=units)
 
 
 def refund(account: Account, environment: str, kind: str, units: int = 1) -> QuotaState:

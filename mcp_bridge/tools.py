@@ -44,6 +44,13 @@ def _refusal(code: str, message: str) -> ToolError:
     return ToolError(f"{code}: {message}")
 
 
+def _message_of(error: ApiError) -> str:
+    """The message with each field violation spelled out (a tool caller sees only this text)."""
+    violations = error.extra.get("field_violations") or []
+    details = "; ".join(f"{v['field']}: {v['message']}" for v in violations)
+    return f"{error.message} {details}".strip() if details else error.message
+
+
 def check_vessel_sync(imo: str, address: str, request_id: str) -> dict[str, Any]:
     from screening import keyless
     from screening.imo import InvalidImoPath, parse_keyless_imo
@@ -93,33 +100,22 @@ def screen_vessel_sync(
 
     from accounts import access_log
     from screening import services
-    from screening.imo import ImoInputError, parse_screening_imo
 
     started = time.perf_counter()
     context = None
     status, code, units = 201, "", 0
     try:
         context = _keyed_context(authorization, address, "vessel:screen")
-        try:
-            parsed = parse_screening_imo(imo, appended_digit_correction=context.account.appended_digit_correction)
-        except ImoInputError as exc:
-            raise ApiError(422, "validation_failed", f"imo: {exc}") from None
-        issued = services.screen_for_caller(
+        issued = services.screen(
             context.account,
             context.environment,
-            services.ScreeningRequest(
-                imo=parsed.imo,
-                check_digit_valid=parsed.check_digit_valid,
-                normalized_from=parsed.normalized_from,
-                vessel_name=vessel_name,
-                include_vetting=include_vetting,
-            ),
+            services.CallerInput(imo=imo, vessel_name=vessel_name, include_vetting=include_vetting),
         )
-        units = 1 if issued.screening.unit_charged else 0
+        units = issued.units_charged
         return json.loads(issued.body)
     except ApiError as exc:
         status, code = exc.status, exc.code
-        raise _refusal(exc.code, exc.message) from None
+        raise _refusal(exc.code, _message_of(exc)) from None
     finally:
         if context is not None:  # an unauthenticated call has no account to log against
             access_log.record(

@@ -20,7 +20,7 @@ from screening.matching import match_hull
 from screening.records import MatchHit
 from screening.schedule import next_register_refresh, next_source_refresh
 from screening.sources_rows import sanctions_source_rows, vessel_vetting_row
-from screening.verdict import SanctionsOutcome, decide_sanctions, editions_for, incomplete_outcome
+from screening.verdict import SanctionsOutcome, Verdict, decide_sanctions, editions_for, incomplete_outcome
 
 ENGINE_VERSION = 32
 METHODOLOGY_VERSION = "vessel_screening_external_v1"
@@ -51,7 +51,7 @@ class ScreenResult:
 
     @property
     def chargeable(self) -> bool:
-        return self.status != "INCOMPLETE"
+        return self.status != Verdict.INCOMPLETE
 
     def document(self) -> dict:
         """The record's fields that do not depend on the caller (2.3 order)."""
@@ -142,7 +142,7 @@ def screen_hull(
     )
     retry_after = None
     enroll = None
-    if outcome.status == "INCOMPLETE":
+    if outcome.status == Verdict.INCOMPLETE:
         retry_after = next_source_refresh(outcome.coverage_gaps, now)
         enroll = CAUSE_COVERAGE
     return _finish(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
+from django.db.models import CharField, Value
 from django.utils import timezone
 
 from screening.datastate import DataState
@@ -53,16 +54,26 @@ def _loaded_stores(state: DataState) -> set[str]:
     return {store for store in STORES if state.source(store).available}
 
 
+_INSPECTION_ROW = "__inspection__"
+
+
 def _store_lookup(imo: str, loaded: set[str]) -> tuple[dict[str, list[RegisterRecord]], list[Inspection]]:
+    """Particulars and inspections of the serving snapshots, in one round trip (UNION ALL)."""
     by_register: dict[str, list[RegisterRecord]] = {}
+    inspections: list[Inspection] = []
     active = {"snapshot__status": SourceSnapshot.STATUS_ACTIVE}
-    for register, payload in RegisterEntry.objects.filter(imo=imo, **active).values_list("register", "record"):
-        by_register.setdefault(register, []).append(record_from_json(RegisterRecord, payload))  # type: ignore[arg-type]
-    inspections = [
-        record_from_json(Inspection, payload)
-        for payload in InspectionEntry.objects.filter(imo=imo, **active).values_list("record", flat=True)
-    ]
-    return by_register, inspections  # type: ignore[return-value]
+    particulars = RegisterEntry.objects.filter(imo=imo, **active).values_list("register", "record")
+    inspected = (
+        InspectionEntry.objects.filter(imo=imo, **active)
+        .annotate(row_kind=Value(_INSPECTION_ROW, output_field=CharField()))
+        .values_list("row_kind", "record")
+    )
+    for register, payload in particulars.union(inspected, all=True):
+        if register == _INSPECTION_ROW:
+            inspections.append(record_from_json(Inspection, payload))  # type: ignore[arg-type]
+        else:
+            by_register.setdefault(register, []).append(record_from_json(RegisterRecord, payload))  # type: ignore[arg-type]
+    return by_register, inspections
 
 
 def _listed_vessel_names(state: DataState, imo: str) -> list[str]:

@@ -34,7 +34,7 @@ from config.api.timefmt import rfc3339
 from screening import datastate, engine
 from screening.identity import STORES
 from screening.imo import imo_check_digit_valid
-from screening.verdict import SANCTIONS_SOURCES
+from screening.verdict import SANCTIONS_SOURCES, Verdict
 
 HOURLY_SPEC = "100/hour"
 BURST_SPEC = "20/minute"
@@ -319,7 +319,7 @@ def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -
         "checked_at": rfc3339(now),
         "context_coverage": document["currentContext"]["coverage"],
     }
-    if result.status != "INCOMPLETE":
+    if result.status != Verdict.INCOMPLETE:
         cache.set(_cache_key(imo, fingerprint), json.dumps(document), CACHE_SECONDS)
         cache.set(_report_key(imo, fingerprint), json.dumps(report), CACHE_SECONDS)
     counted = count_call(ip)

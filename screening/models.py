@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from accounts.models import ENVIRONMENTS, Account
 from config.api.ids import new_id
+from screening.verdict import Verdict
 
 
 def _snapshot_id() -> str:
@@ -87,7 +88,7 @@ class Screening(models.Model):
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="screenings")
     environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
     imo = models.CharField(max_length=16)
-    status = models.CharField(max_length=12)
+    status = models.CharField(max_length=12, choices=Verdict.choices)
     vessel_name = models.CharField(max_length=200, blank=True)
     customer_reference = models.CharField(max_length=200, blank=True)
     unit_charged = models.BooleanField(default=False)
@@ -115,16 +116,25 @@ class Screening(models.Model):
 class FollowUp(models.Model):
     """Automatic resolution of an INCOMPLETE (contract 2.7, 3.3); one open per hull per account."""
 
-    STATUS_PENDING = "pending"
-    STATUS_RESOLVED = "resolved"
-    STATUS_UNRESOLVED = "unresolved"
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RESOLVED = "resolved"
+        UNRESOLVED = "unresolved"
+
+    class Cause(models.TextChoices):
+        IDENTITY = "identity"
+        COVERAGE = "coverage"
+
+    STATUS_PENDING = Status.PENDING
+    STATUS_RESOLVED = Status.RESOLVED
+    STATUS_UNRESOLVED = Status.UNRESOLVED
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE)
     environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
     imo = models.CharField(max_length=7)
     screening = models.ForeignKey(Screening, on_delete=models.CASCADE, related_name="follow_ups")
-    cause = models.CharField(max_length=10)  # identity | coverage
-    status = models.CharField(max_length=10, default=STATUS_PENDING)
+    cause = models.CharField(max_length=10, choices=Cause.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
     max_attempts = models.PositiveSmallIntegerField(default=6)
     next_attempt_at = models.DateTimeField(db_index=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db import transaction
 from django.utils import timezone
 
 from config.api.timefmt import rfc3339
@@ -56,45 +55,45 @@ def block(follow_up: FollowUp) -> dict:
     }
 
 
-def open_follow_up(account_id: str, environment: str, imo: str) -> FollowUp | None:
-    return FollowUp.objects.filter(
-        account_id=account_id, environment=environment, imo=imo, status=FollowUp.STATUS_PENDING
-    ).first()
-
-
-def enroll(screening: Screening, cause: str, retry_after: datetime | None, now: datetime) -> FollowUp:
-    """Open a follow-up, or point the hull's open one at this newer record."""
-    existing = open_follow_up(screening.account_id, screening.environment, screening.imo)
-    if existing is not None:
+def enroll(
+    account_id: str,
+    environment: str,
+    imo: str,
+    screening_id: str,
+    cause: str,
+    retry_after: datetime | None,
+    now: datetime,
+    *,
+    open_follow_up_id: int | None,
+) -> FollowUp:
+    """Open a follow-up for the record about to be inserted as `screening_id`, or point the hull's
+    open one at it (call inside the transaction that inserts the record; the key is deferred)."""
+    if open_follow_up_id is not None:
+        existing = FollowUp.objects.get(pk=open_follow_up_id)
         # The newer record now carries the open question; the older one is answered by it.
-        Screening.objects.filter(pk=existing.screening_id).update(superseded_by=screening)
-        existing.screening = screening
+        Screening.objects.filter(pk=existing.screening_id).update(superseded_by_id=screening_id)
+        existing.screening_id = screening_id
         existing.save(update_fields=["screening", "updated_at"])
-        Screening.objects.filter(pk=screening.pk).update(follow_up=existing)
         return existing
-    first_slot = retry_after or now + OFFSETS[cause][0]
-    follow_up = FollowUp.objects.create(
-        account_id=screening.account_id,
-        environment=screening.environment,
-        imo=screening.imo,
-        screening=screening,
+    return FollowUp.objects.create(
+        account_id=account_id,
+        environment=environment,
+        imo=imo,
+        screening_id=screening_id,
         cause=cause,
         max_attempts=MAX_ATTEMPTS,
-        next_attempt_at=first_slot,
+        next_attempt_at=retry_after or now + OFFSETS[cause][0],
         expires_at=now + WINDOW[cause],
         created_at=now,
     )
-    Screening.objects.filter(pk=screening.pk).update(follow_up=follow_up)
-    return follow_up
 
 
 def supersede(follow_up: FollowUp, answer: Screening) -> None:
     """A verdict answered the open question: record it on both sides and stop the schedule."""
-    with transaction.atomic():
-        Screening.objects.filter(pk=follow_up.screening_id).update(superseded_by=answer)
-        follow_up.status = FollowUp.STATUS_RESOLVED
-        follow_up.resolved_screening = answer
-        follow_up.save(update_fields=["status", "resolved_screening", "updated_at"])
+    Screening.objects.filter(pk=follow_up.screening_id).update(superseded_by=answer)
+    follow_up.status = FollowUp.Status.RESOLVED
+    follow_up.resolved_screening = answer
+    follow_up.save(update_fields=["status", "resolved_screening", "updated_at"])
 
 
 def advance(follow_up: FollowUp, now: datetime) -> None:

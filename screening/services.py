@@ -8,15 +8,19 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
 from accounts import concurrency, pace, quota
 from accounts.models import Account
+from config.api.errors import FieldViolation
 from config.api.ids import new_id
 from config.api.responses import to_json_bytes
 from config.api.timefmt import rfc3339
 from screening import engine, notices, resolution
+from screening.imo import ImoInputError, parse_screening_imo
 from screening.models import FollowUp, Screening
+from screening.verdict import Verdict
 from webhooks.events import emit
 
 logger = logging.getLogger("service.screening")
@@ -26,6 +30,21 @@ ORIGIN_BATCH = "batch"
 ORIGIN_MONITOR = "monitor"
 ORIGIN_RESOLUTION = "resolution"
 REPEAT_WINDOW = timedelta(hours=24)
+
+
+IMO_REMEDY = (
+    "send the 7-digit IMO number (e.g. 9074729, IMO9074729 or 'IMO 9074729') and resend POST /api/v1/screenings"
+)
+
+
+@dataclass(frozen=True)
+class CallerInput:
+    """What a caller sends to screen a hull (REST body, MCP arguments), before any parsing."""
+
+    imo: str
+    vessel_name: str | None = None
+    customer_reference: str | None = None
+    include_vetting: bool = True
 
 
 @dataclass(frozen=True)
@@ -40,31 +59,63 @@ class ScreeningRequest:
 
 @dataclass(frozen=True)
 class Issued:
+    """Everything a door needs: the record and its bytes, the units charged and the quota state."""
+
     screening: Screening
     body: bytes
     quota: quota.QuotaState
     result: engine.ScreenResult
 
+    @property
+    def units_charged(self) -> int:
+        return 1 if self.screening.unit_charged else 0
 
-def _repeat_notice(
-    account: Account, environment: str, imo: str, incomplete: bool, now: datetime, current_id: str
-) -> dict | None:
-    previous = (
-        Screening.objects.filter(
-            account=account, environment=environment, imo=imo, screened_at__gte=now - REPEAT_WINDOW
+    @property
+    def quota_headers(self) -> dict[str, str]:
+        return self.quota.headers()
+
+
+@dataclass(frozen=True)
+class HullHistory:
+    """The account's newest record of a hull and the hull's open follow-up (one query)."""
+
+    previous: dict | None
+    open_follow_up_id: int | None
+
+    @classmethod
+    def read(cls, account_id: str, environment: str, imo: str) -> HullHistory:
+        pending = FollowUp.objects.filter(
+            account_id=account_id, environment=environment, imo=imo, status=FollowUp.STATUS_PENDING
         )
-        .exclude(pk=current_id)
-        .order_by("-screened_at")
-        .values("id", "screened_at", "status")
-        .first()
-    )
-    if previous is None:
-        return None
-    if incomplete:
-        if previous["status"] == "INCOMPLETE":
+        newest = (
+            Screening.objects.filter(account_id=account_id, environment=environment, imo=imo)
+            .annotate(open_follow_up_id=Subquery(pending.values("id")[:1]))
+            .order_by("-screened_at")
+            .values("id", "screened_at", "status", "open_follow_up_id")
+            .first()
+        )
+        # A follow-up always belongs to a record of the hull, so no record means none is open.
+        return cls(newest, newest["open_follow_up_id"] if newest else None)
+
+    def repeat_notice(self, now: datetime, incomplete: bool) -> dict | None:
+        """repeat_screening (2.8): the same account screened the hull in the last 24 hours."""
+        previous = self.previous
+        if previous is None or previous["screened_at"] < now - REPEAT_WINDOW:
             return None
-        return notices.repeat_screening(previous["id"], previous["screened_at"], previous["status"], incomplete=True)
-    return notices.repeat_screening(previous["id"], previous["screened_at"], previous["status"], incomplete=False)
+        if incomplete and previous["status"] == Verdict.INCOMPLETE:
+            return None
+        return notices.repeat_screening(
+            previous["id"], previous["screened_at"], previous["status"], incomplete=incomplete
+        )
+
+
+def parse_caller_imo(value: str, *, correction: bool, field: str = "imo") -> tuple[str, str | None, bool]:
+    """The IMO rules of 4.3 as a validation_failed naming the field: (imo, normalized_from, check_digit_valid)."""
+    try:
+        parsed = parse_screening_imo(value, appended_digit_correction=correction)
+    except ImoInputError as exc:
+        raise FieldViolation([{"field": field, "message": f"{exc}; {IMO_REMEDY}."}]) from None
+    return parsed.imo, parsed.normalized_from, parsed.check_digit_valid
 
 
 def _resolved_event_data(answer: Screening, original: Screening, document: dict) -> dict:
@@ -83,16 +134,25 @@ def _resolved_event_data(answer: Screening, original: Screening, document: dict)
     }
 
 
-def screen_for_caller(
+def screen(
     account: Account,
     environment: str,
-    request: ScreeningRequest,
+    ask: CallerInput,
     *,
     in_transaction: Callable[[Issued], None] | None = None,
 ) -> Issued:
-    """A caller's screening: pace pause, allowance, the in-flight ceiling, then the record (REST and MCP)."""
+    """The one way a caller screens a hull (REST and MCP): IMO rules, pace pause, the in-flight
+    ceiling, then the record. 422 on a bad IMO, 402 when paused or the allowance is used."""
+    imo, normalized_from, check_digit_valid = parse_caller_imo(ask.imo, correction=account.appended_digit_correction)
+    request = ScreeningRequest(
+        imo=imo,
+        check_digit_valid=check_digit_valid,
+        normalized_from=normalized_from,
+        vessel_name=ask.vessel_name,
+        customer_reference=ask.customer_reference,
+        include_vetting=ask.include_vetting,
+    )
     pace.ensure_not_paused(account)
-    quota.ensure_available(account, environment, quota.KIND_SCREENING)
     with concurrency.customer_slot("screening", account.pk, environment):
         return create_screening(account, environment, request, in_transaction=in_transaction)
 
@@ -109,8 +169,9 @@ def create_screening(
 ) -> Issued:
     """Screen the hull (unless `result` is given) and issue the record; 402 if the allowance is used.
 
-    `in_transaction` runs inside the transaction that writes the record, after it is written: what
-    it writes (an idempotency completion, a batch item's status) commits or rolls back with it.
+    One transaction: the hull's history (one read), the charge, the follow-up when one opens,
+    the record inserted once with its final document, and `in_transaction` (what it writes — an
+    idempotency completion, a batch item's status — commits or rolls back with the record).
     """
     now = now or timezone.now()
     result = result or engine.screen_hull(
@@ -120,16 +181,36 @@ def create_screening(
         include_vetting=request.include_vetting,
         now=now,
     )
-    incomplete = result.status == "INCOMPLETE"
+    incomplete = result.status == Verdict.INCOMPLETE
     units = 0 if incomplete else 1
     enroll_cause = (
         result.enroll_cause if incomplete and result.check_digit_valid and not result.identity.contested else None
     )
+    screening_id = new_id("scr")
     with transaction.atomic():
-        open_question = None if incomplete else resolution.open_follow_up(account.pk, environment, request.imo)
+        history = HullHistory.read(account.pk, environment, request.imo)
         state = quota.charge(account, environment, quota.KIND_SCREENING, units, imo=request.imo)
-        screening = Screening.objects.create(
-            id=new_id("scr"),
+        answered = None
+        if not incomplete and history.open_follow_up_id is not None:
+            answered = FollowUp.objects.select_related("screening").get(pk=history.open_follow_up_id)
+        if incomplete and origin == ORIGIN_API and state.remaining < 1:
+            raise quota.exhausted_error(state)  # nothing ran for the caller: 402 as a charged answer would be
+        follow_up = (
+            resolution.enroll(
+                account.pk,
+                environment,
+                request.imo,
+                screening_id,
+                enroll_cause,
+                result.retry_after,
+                now,
+                open_follow_up_id=history.open_follow_up_id,
+            )
+            if enroll_cause
+            else None
+        )
+        screening = Screening(
+            id=screening_id,
             account=account,
             environment=environment,
             imo=request.imo,
@@ -138,36 +219,26 @@ def create_screening(
             customer_reference=request.customer_reference or "",
             unit_charged=not incomplete,
             origin=origin,
-            document=b"{}",
             screened_at=now,
             expires_at=engine.expiry_of(now),
-            supersedes_id=open_question.screening_id if open_question else None,
+            supersedes_id=answered.screening_id if answered else None,
+            follow_up=follow_up,
         )
-        follow_up = resolution.enroll(screening, enroll_cause, result.retry_after, now) if enroll_cause else None
-        notice_list = (
-            _notices_for(account, environment, request, result, state, now, screening.pk)
-            if origin == ORIGIN_API
-            else []
-        )
+        notice_list = _notices_for(account, request, result, state, history, now) if origin == ORIGIN_API else []
         if follow_up is not None and origin == ORIGIN_API:
             notice_list.append(
                 notices.auto_resolution(follow_up.next_attempt_at, follow_up.expires_at, follow_up.max_attempts)
             )
-        document = _assemble(screening, request, result, follow_up, notice_list, open_question)
-        body = to_json_bytes(document)
-        Screening.objects.filter(pk=screening.pk).update(document=body)
-        screening.document = body
-        if open_question is not None:
-            original = open_question.screening
-            resolution.supersede(open_question, screening)
+        document = _assemble(screening, request, result, follow_up, notice_list, answered)
+        screening.document = to_json_bytes(document)
+        screening.save(force_insert=True)
+        if answered is not None:
+            original = answered.screening
+            resolution.supersede(answered, screening)
             emit(account.pk, environment, "screening.resolved", _resolved_event_data(screening, original, document))
-        if (
-            units
-            and quota.warning_due(state)
-            and not quota.warning_due(quota.QuotaState(state.allowance, state.used - units))
-        ):
+        if state.crossed_warning:
             emit(account.pk, environment, "usage.quota_warning", {"used": state.used, "limit": state.allowance.limit})
-        issued = Issued(screening, body, state, result)
+        issued = Issued(screening, bytes(screening.document), state, result)
         if in_transaction is not None:
             in_transaction(issued)
     _after_commit(pace.evaluate, account)
@@ -188,7 +259,7 @@ def _assemble(
     result: engine.ScreenResult,
     follow_up: FollowUp | None,
     notice_list: list[dict],
-    open_question: FollowUp | None,
+    answered: FollowUp | None,
 ) -> dict:
     """The record in contract 2.3 order."""
     document: dict = {"id": screening.id, "imo": request.imo}
@@ -207,24 +278,23 @@ def _assemble(
     document["notices"] = notice_list
     if follow_up is not None:
         document["resolution"] = resolution.block(follow_up)
-    if open_question is not None:
-        document["supersedes"] = open_question.screening_id
+    if answered is not None:
+        document["supersedes"] = answered.screening_id
     return document
 
 
 def _notices_for(
     account: Account,
-    environment: str,
     request: ScreeningRequest,
     result: engine.ScreenResult,
     state: quota.QuotaState,
+    history: HullHistory,
     now: datetime,
-    current_id: str,
 ) -> list[dict]:
     found: list[dict] = []
     if request.normalized_from:
         found.append(notices.imo_normalized(request.normalized_from, request.imo))
-    repeat = _repeat_notice(account, environment, request.imo, result.status == "INCOMPLETE", now, current_id)
+    repeat = history.repeat_notice(now, incomplete=result.status == Verdict.INCOMPLETE)
     if repeat:
         found.append(repeat)
     if result.identity.contested:
@@ -281,7 +351,7 @@ def attempt_follow_up(follow_up: FollowUp, now: datetime | None = None) -> str:
         return "waiting"
     original = follow_up.screening
     result = engine.screen_hull(original.imo, check_digit_valid=True, include_vetting=True, now=now)
-    if result.status == "INCOMPLETE":
+    if result.status == Verdict.INCOMPLETE:
         resolution.advance(follow_up, now)
         follow_up.refresh_from_db()
         if follow_up.status == FollowUp.STATUS_UNRESOLVED:

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from django.db import models
+
 from config.api.timefmt import rfc3339
 from screening.records import (
     DESIGNATION_TAGS,
@@ -28,6 +30,16 @@ from screening.records import (
     ROLE_WATCHLIST,
     MatchHit,
 )
+
+
+class Verdict(models.TextChoices):
+    """sanctions.status (contract 3.1)."""
+
+    GREEN = "GREEN"
+    AMBER = "AMBER"
+    RED = "RED"
+    INCOMPLETE = "INCOMPLETE"
+
 
 SANCTIONS_SOURCES = ("ofac_sdn", "un_sanctions", "eu_sanctions", "uk_sanctions", "opensanctions", "ua_war_sanctions")
 CORE_SOURCES = frozenset({"ofac_sdn", "opensanctions", "eu_sanctions"})
@@ -187,7 +199,7 @@ def decide_sanctions(
     )
     core_gaps = [g for g in gaps if g in CORE_SOURCES]
     if red:
-        status = "RED"
+        status = Verdict.RED
         detail = (
             f"Confirmed: IMO {hull_imo} is listed as a vessel on the {_names(red)}. Do not deal with this hull."
             + _coverage_sentence(gaps)
@@ -196,7 +208,7 @@ def decide_sanctions(
     elif core_gaps:
         return incomplete_outcome(hits, editions=editions, reason="coverage", unavailable_sources=gaps)
     elif amber:
-        status = "AMBER"
+        status = Verdict.AMBER
         driving = {id(h) for h in amber}
         shapes = []
         amber_kinds = {k for k in kinds if k.startswith("amber")}
@@ -218,7 +230,7 @@ def decide_sanctions(
             )
         detail = "Possible match needing review: " + "; ".join(shapes) + "." + _coverage_sentence(gaps)
     else:
-        status = "GREEN"
+        status = Verdict.GREEN
         driving = set()
         noted = f" {len(hits)} name resemblance(s) were ruled out (companies or other hulls)." if hits else ""
         detail = (
@@ -261,4 +273,4 @@ def incomplete_outcome(
     if exact:
         detail += f" Identifier listings found: {_names(exact)} (review them)."
     matches = [render_match(h, False, editions) for h in hits]
-    return SanctionsOutcome("INCOMPLETE", detail, not gaps, gaps, matches, None)
+    return SanctionsOutcome(Verdict.INCOMPLETE, detail, not gaps, gaps, matches, None)

@@ -12,6 +12,7 @@ from config.api.errors import request_id_of
 from config.api.responses import json_bytes_response
 from screening import keyless
 from screening.imo import InvalidImoPath, parse_keyless_imo
+from screening.verdict import Verdict
 
 _KEYLESS_ERROR = inline_serializer(
     name="KeylessError",
@@ -35,7 +36,7 @@ _CHECK = inline_serializer(
         "sanctions": inline_serializer(
             name="VesselCheckSanctions",
             fields={
-                "status": serializers.ChoiceField(choices=["GREEN", "AMBER", "RED", "INCOMPLETE"]),
+                "status": serializers.ChoiceField(choices=Verdict.values),
                 "detail": serializers.CharField(),
                 "coverageComplete": serializers.BooleanField(),
                 "coverageGaps": serializers.ListField(child=serializers.CharField()),

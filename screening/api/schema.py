@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from screening.verdict import Verdict
+
 
 class IdentitySourceSchema(serializers.Serializer):
     register = serializers.CharField()
@@ -47,7 +49,7 @@ class MatchSchema(serializers.Serializer):
 
 
 class SanctionsSchema(serializers.Serializer):
-    status = serializers.ChoiceField(choices=["GREEN", "AMBER", "RED", "INCOMPLETE"])
+    status = serializers.ChoiceField(choices=Verdict.values)
     detail = serializers.CharField()
     coverage_complete = serializers.BooleanField()
     coverage_gaps = serializers.ListField(child=serializers.CharField())

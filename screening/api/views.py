@@ -15,12 +15,8 @@ from config.api.pagination import paginate
 from config.api.responses import json_bytes_response, to_json_bytes
 from screening import services
 from screening.api.schema import ScreeningListSchema, ScreeningRecordSchema
-from screening.imo import ImoInputError, parse_screening_imo
 from screening.models import Screening
-
-IMO_REMEDY = (
-    "send the 7-digit IMO number (e.g. 9074729, IMO9074729 or 'IMO 9074729') and resend POST /api/v1/screenings"
-)
+from screening.verdict import Verdict
 
 
 class ScreeningInput(serializers.Serializer):
@@ -28,15 +24,6 @@ class ScreeningInput(serializers.Serializer):
     vessel_name = StrictStringField(required=False, max_length=200, allow_blank=False)
     customer_reference = StrictStringField(required=False, max_length=200, allow_blank=True)
     include_vetting = StrictBooleanField(required=False, default=True)
-
-
-def parse_imo_field(value: str, *, correction: bool, field: str = "imo") -> tuple[str, str | None, bool]:
-    """The IMO rules of 4.3 as a validation_failed naming the field."""
-    try:
-        parsed = parse_screening_imo(value, appended_digit_correction=correction)
-    except ImoInputError as exc:
-        raise FieldViolation([{"field": field, "message": f"{exc}; {IMO_REMEDY}."}]) from None
-    return parsed.imo, parsed.normalized_from, parsed.check_digit_valid
 
 
 class ScreeningCollectionView(KeyedAPIView):
@@ -61,34 +48,22 @@ class ScreeningCollectionView(KeyedAPIView):
     def post(self, request):  # type: ignore[no-untyped-def]
         data = ScreeningInput(data=request.data)
         data.is_valid(raise_exception=True)
-        values = data.validated_data
         context = request.auth
-        account = context.account
-        imo, normalized_from, check_digit_valid = parse_imo_field(
-            values["imo"], correction=account.appended_digit_correction
-        )
-        issued = services.screen_for_caller(
-            account,
+        issued = services.screen(
+            context.account,
             context.environment,
-            services.ScreeningRequest(
-                imo=imo,
-                check_digit_valid=check_digit_valid,
-                normalized_from=normalized_from,
-                vessel_name=values.get("vessel_name"),
-                customer_reference=values.get("customer_reference"),
-                include_vetting=values["include_vetting"],
-            ),
+            services.CallerInput(**data.validated_data),
             in_transaction=claim_of(request).completes(201),
         )
-        context.units_charged = 1 if issued.screening.unit_charged else 0
-        context.quota_headers = issued.quota.headers()
+        context.units_charged = issued.units_charged
+        context.quota_headers = issued.quota_headers
         return json_bytes_response(issued.body, status=201, headers=context.quota_headers)
 
     @extend_schema(
         operation_id="list_screenings",
         summary="List screening records (newest first)",
         parameters=[
-            OpenApiParameter("status", str, enum=["GREEN", "AMBER", "RED", "INCOMPLETE"]),
+            OpenApiParameter("status", str, enum=Verdict.values),
             OpenApiParameter("superseded", bool, description="true: only superseded records; false: only current"),
             OpenApiParameter("imo", str, description="7-digit IMO"),
             OpenApiParameter("limit", int, description="1–200, default 50"),
@@ -104,7 +79,7 @@ class ScreeningCollectionView(KeyedAPIView):
         ).select_related("follow_up")
         status = params.get("status")
         if status:
-            if status not in {"GREEN", "AMBER", "RED", "INCOMPLETE"}:
+            if status not in Verdict.values:
                 raise FieldViolation(
                     [{"field": "status", "message": "status must be GREEN, AMBER, RED or INCOMPLETE."}]
                 )

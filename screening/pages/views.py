@@ -9,6 +9,7 @@ from django.shortcuts import render
 from config.api.clientip import client_ip
 from screening import keyless
 from screening.imo import InvalidImoPath, parse_keyless_imo
+from screening.verdict import Verdict
 
 DISCLAIMER = (
     "This report carries derived scores, drivers, confidence and source-status summaries; raw third-party feed "
@@ -17,10 +18,13 @@ DISCLAIMER = (
 )
 
 STATUS_MEANING = {
-    "GREEN": ("No match.", "Clear only when coverage is complete; with incomplete coverage re-screen."),
-    "AMBER": ("Possible match needing review.", "Review; an identifier listing is about this hull."),
-    "RED": ("Confirmed match on a vessel identifier on a designating list.", "Stop."),
-    "INCOMPLETE": ("No clear verdict.", "Fails closed; never treat as a clear. Resolve the identity or re-screen."),
+    Verdict.GREEN: ("No match.", "Clear only when coverage is complete; with incomplete coverage re-screen."),
+    Verdict.AMBER: ("Possible match needing review.", "Review; an identifier listing is about this hull."),
+    Verdict.RED: ("Confirmed match on a vessel identifier on a designating list.", "Stop."),
+    Verdict.INCOMPLETE: (
+        "No clear verdict.",
+        "Fails closed; never treat as a clear. Resolve the identity or re-screen.",
+    ),
 }
 
 
