@@ -6,6 +6,7 @@ from django.db import models
 from django.utils import timezone
 
 from accounts.models import ENVIRONMENTS, Account
+from accounts.tenancy import TenantModel
 from config.api.ids import new_id
 from screening.verdict import Verdict
 
@@ -14,7 +15,7 @@ def _snapshot_id() -> str:
     return new_id("snp")
 
 
-def _screening_id() -> str:
+def _screening_id() -> str:  # referenced by migration 0001
     return new_id("scr")
 
 
@@ -81,12 +82,11 @@ class LiveRegisterName(models.Model):
         constraints = [models.UniqueConstraint(fields=["register", "imo"], name="uniq_live_register_name")]
 
 
-class Screening(models.Model):
+class Screening(TenantModel):
     """An issued screening record. `document` is the JSON body exactly as issued."""
 
-    id = models.CharField(primary_key=True, max_length=40, default=_screening_id, editable=False)
-    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="screenings")
-    environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
+    ID_PREFIX = "scr"
+
     imo = models.CharField(max_length=16)
     status = models.CharField(max_length=12, choices=Verdict.choices)
     vessel_name = models.CharField(max_length=200, blank=True)

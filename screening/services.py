@@ -312,21 +312,6 @@ def _notices_for(
     return found
 
 
-def stored_document(screening: Screening) -> dict:
-    import json
-
-    return json.loads(bytes(screening.document))
-
-
-def overlaid_document(screening: Screening) -> dict:
-    """GET by id and list rows: the stored record plus superseded_by and the live resolution."""
-    document = stored_document(screening)
-    document["superseded_by"] = screening.superseded_by_id
-    if "resolution" in document and screening.follow_up is not None:
-        document["resolution"] = resolution.block(screening.follow_up)
-    return document
-
-
 def _unresolved_remedy(follow_up: FollowUp) -> str:
     if follow_up.cause == "identity":
         return "No register names this hull: re-screen with vessel_name set to the ship's name."

@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 from django.db import models
-from django.utils import timezone
 
-from accounts.models import ENVIRONMENTS, Account
+from accounts.tenancy import TenantModel
 from config.api.ids import new_id
 
 
-def _event_id() -> str:
+def _event_id() -> str:  # referenced by migration 0001
     return new_id("evt")
 
 
-class Event(models.Model):
-    id = models.CharField(primary_key=True, max_length=40, default=_event_id, editable=False)
-    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="events")
-    environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
+class Event(TenantModel):
+    """One entry of the event log, written in the transaction that causes it."""
+
+    ID_PREFIX = "evt"
+
     type = models.CharField(max_length=60, db_index=True)
     data = models.JSONField()
-    created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -45,20 +45,17 @@ def decode_cursor(cursor: str) -> str:
 
 def paginate(
     queryset: QuerySet,
-    query_params: Any,
+    filters: dict[str, Any],
     *,
     plural: str,
     render: Callable[[Any], Any],
     key: str = "id",
-    default: int = DEFAULT_PAGE_SIZE,
-    maximum: int = MAX_PAGE_SIZE,
 ) -> dict[str, Any]:
-    """Newest first by a sortable key (ULID ids sort by creation time)."""
-    limit = parse_limit(query_params.get("limit"), default=default, maximum=maximum)
-    cursor = query_params.get("cursor")
+    """Newest first by a sortable key (ULID ids sort by creation time); `filters` as read_filters gives."""
+    limit = filters.get("limit", DEFAULT_PAGE_SIZE)
     ordered = queryset.order_by(f"-{key}")
-    if cursor:
-        ordered = ordered.filter(**{f"{key}__lt": decode_cursor(cursor)})
+    if filters.get("cursor"):
+        ordered = ordered.filter(**{f"{key}__lt": filters["cursor"]})
     rows = list(ordered[: limit + 1])
     next_cursor = encode_cursor(str(getattr(rows[limit - 1], key))) if len(rows) > limit else None
     return {plural: [render(row) for row in rows[:limit]], "next_cursor": next_cursor}

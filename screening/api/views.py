@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
 from accounts.api.base import KeyedAPIView
 from accounts.idempotency import claim_of, idempotent
-from config.api.errors import FieldViolation
 from config.api.fields import StrictBooleanField, StrictStringField
+from config.api.filters import read_filters
 from config.api.openapi import error_response
-from config.api.pagination import paginate
 from config.api.responses import json_bytes_response, to_json_bytes
-from screening import services
+from screening import selectors, services
 from screening.api.schema import ScreeningListSchema, ScreeningRecordSchema
-from screening.models import Screening
-from screening.verdict import Verdict
+from screening.selectors import ScreeningFilter
 
 
 class ScreeningInput(serializers.Serializer):
@@ -62,37 +59,12 @@ class ScreeningCollectionView(KeyedAPIView):
     @extend_schema(
         operation_id="list_screenings",
         summary="List screening records (newest first)",
-        parameters=[
-            OpenApiParameter("status", str, enum=Verdict.values),
-            OpenApiParameter("superseded", bool, description="true: only superseded records; false: only current"),
-            OpenApiParameter("imo", str, description="7-digit IMO"),
-            OpenApiParameter("limit", int, description="1–200, default 50"),
-            OpenApiParameter("cursor", str),
-        ],
+        parameters=[ScreeningFilter],
         responses={200: ScreeningListSchema, 422: error_response(422)},
     )
     def get(self, request):  # type: ignore[no-untyped-def]
-        context = request.auth
-        params = request.query_params
-        records = Screening.objects.filter(
-            account_id=context.account_id, environment=context.environment
-        ).select_related("follow_up")
-        status = params.get("status")
-        if status:
-            if status not in Verdict.values:
-                raise FieldViolation(
-                    [{"field": "status", "message": "status must be GREEN, AMBER, RED or INCOMPLETE."}]
-                )
-            records = records.filter(status=status)
-        superseded = params.get("superseded")
-        if superseded is not None:
-            if superseded not in {"true", "false"}:
-                raise FieldViolation([{"field": "superseded", "message": "superseded must be true or false."}])
-            records = records.filter(superseded_by__isnull=superseded == "false")
-        if params.get("imo"):
-            records = records.filter(imo=params["imo"])
-        page = paginate(records, params, plural="screenings", render=services.overlaid_document)
-        return json_bytes_response(to_json_bytes(page))
+        filters = read_filters(ScreeningFilter, request.query_params)
+        return json_bytes_response(to_json_bytes(selectors.screening_list(request.auth, filters)))
 
 
 class ScreeningDetailView(KeyedAPIView):
@@ -104,12 +76,4 @@ class ScreeningDetailView(KeyedAPIView):
         responses={200: ScreeningRecordSchema, 404: error_response(404)},
     )
     def get(self, request, screening_id: str):  # type: ignore[no-untyped-def]
-        context = request.auth
-        screening = (
-            Screening.objects.filter(pk=screening_id, account_id=context.account_id, environment=context.environment)
-            .select_related("follow_up")
-            .first()
-        )
-        if screening is None:
-            raise Http404
-        return json_bytes_response(services.overlaid_document(screening))
+        return json_bytes_response(selectors.screening_detail(request.auth, screening_id))
