@@ -112,6 +112,16 @@ def current_state(account: Account, environment: str, kind: str, now: datetime |
     return QuotaState(allowance, used or 0)
 
 
+def current_states(account: Account, environment: str, kinds: tuple[str, ...], now: datetime | None = None) -> dict:
+    """Several allowances' states in one read (GET /usage): {kind: QuotaState}."""
+    allowances = {kind: allowance_for(account, environment, kind, now) for kind in kinds}
+    rows = QuotaCounter.objects.filter(account=account, environment=environment, kind__in=kinds).values_list(
+        "kind", "period", "used"
+    )
+    used = {kind: count for kind, period, count in rows if period == allowances[kind].period}
+    return {kind: QuotaState(allowance, used.get(kind, 0)) for kind, allowance in allowances.items()}
+
+
 def exhausted_error(state: QuotaState, now: datetime | None = None) -> ApiError:
     now = now or timezone.now()
     allowance = state.allowance

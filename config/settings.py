@@ -129,6 +129,13 @@ TEMPLATES = [
 ]
 
 
+def _pool_options() -> dict:
+    size = env_int("DB_POOL_MAX_SIZE", 10)
+    if size <= 0:
+        return {}
+    return {"pool": {"min_size": 1, "max_size": size, "timeout": 10}}
+
+
 def database_from_url(url: str) -> dict:
     """Translate DATABASE_URL (sqlite:///path or postgres://user:pw@host:port/name) for Django."""
     parsed = urlparse(url)
@@ -159,9 +166,13 @@ def database_from_url(url: str) -> dict:
             "PASSWORD": unquote(parsed.password or ""),
             "HOST": parsed.hostname or "",
             "PORT": str(parsed.port or ""),
-            # Persistent connections leak under ASGI thread pools; keep them off by default.
+            # Connections come from psycopg's pool (DB_POOL_MAX_SIZE per process; 0 turns it off):
+            # a request borrows one and returns it, so no request pays for a new connection and
+            # none leaks under ASGI thread pools. Each borrowed connection is checked first, so a
+            # database restart costs no request a dead connection. CONN_MAX_AGE must stay 0 with it.
             "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 0),
-            "OPTIONS": options,
+            "CONN_HEALTH_CHECKS": True,
+            "OPTIONS": {**_pool_options(), **options},
         }
     raise ValueError(f"Unsupported DATABASE_URL scheme: {parsed.scheme!r}")
 

@@ -59,8 +59,8 @@ class UsageView(KeyedAPIView):
     def get(self, request):  # type: ignore[no-untyped-def]
         context = request.auth
         account = context.account
-        screenings = quota.current_state(account, context.environment, quota.KIND_SCREENING)
-        assessments = quota.current_state(account, context.environment, quota.KIND_ASSESSMENT)
+        states = quota.current_states(account, context.environment, (quota.KIND_SCREENING, quota.KIND_ASSESSMENT))
+        screenings, assessments = states[quota.KIND_SCREENING], states[quota.KIND_ASSESSMENT]
         body = {
             "environment": context.environment,
             "plan": account.plan,

@@ -252,6 +252,7 @@ class DrillStack:
             "LIVE_REGISTER_URL_CLASSSOC_VESSEL_REGISTER": self.gate.url,
             "LIVE_REGISTER_BUDGET_SECONDS": "90",
             "ACCESS_LOG_MODE": "async",
+            "DB_POOL_MAX_SIZE": "10",  # the production default (bin/test turns the pool off for pytest)
             "PYTHONUNBUFFERED": "1",
         }
         self.manage("migrate", "--no-input")
