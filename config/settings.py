@@ -219,12 +219,28 @@ if not CELERY_BROKER_URL:
         "control_folder": str(CELERY_FILESYSTEM_BROKER_DIR / "control"),
         "store_processed": False,
     }
+elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # Redis redelivers a message its worker took but never acknowledged (a killed worker) after
+    # the visibility timeout. It must outlast the longest task on the broker (a daily source
+    # refresh takes minutes); voyage batch items come back sooner through their lease and the
+    # sweep (VOYAGE_BATCH_* below), so this is the backstop, not the recovery path.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_SECONDS", 900),
+    }
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = "UTC"
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Voyage batches: each accepted route is one task holding a lease on its item while it runs; the
+# sweep (every VOYAGE_BATCH_SWEEP_SECONDS) re-sends items queued or running past their lease,
+# fails an item after VOYAGE_BATCH_ITEM_MAX_ATTEMPTS lost runs, and ends a batch still unfinished
+# VOYAGE_BATCH_DEADLINE_SECONDS after creation (unfinished items failed deadline_exceeded, refunded).
+VOYAGE_BATCH_ITEM_LEASE_SECONDS = env_int("VOYAGE_BATCH_ITEM_LEASE_SECONDS", 120)
+VOYAGE_BATCH_ITEM_MAX_ATTEMPTS = env_int("VOYAGE_BATCH_ITEM_MAX_ATTEMPTS", 3)
+VOYAGE_BATCH_DEADLINE_SECONDS = env_int("VOYAGE_BATCH_DEADLINE_SECONDS", 1800)
+VOYAGE_BATCH_SWEEP_SECONDS = env_int("VOYAGE_BATCH_SWEEP_SECONDS", 60)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -313,6 +329,8 @@ CELERY_BEAT_SCHEDULE = {
     "run-due-follow-ups": {"task": "screening.run_due_follow_ups", "schedule": 300.0},
     # Every list with an official URL, daily (an unchanged file is recognised by checksum).
     "refresh-sources-daily": {"task": "screening.refresh_sources", "schedule": 86400.0},
+    # Voyage batch items lost with a worker or a broker restart are re-sent; overdue batches end.
+    "sweep-voyage-batches": {"task": "voyages.sweep_voyage_batches", "schedule": float(VOYAGE_BATCH_SWEEP_SECONDS)},
 }
 
 # Live registers read when all five register stores are silent: base URL per register

@@ -46,6 +46,7 @@ class VoyageBatch(models.Model):
     STATUS_PARTIAL = "partial"
     STATUS_FAILED = "failed"
     TERMINAL = (STATUS_COMPLETED, STATUS_PARTIAL, STATUS_FAILED)
+    OPEN = (STATUS_QUEUED, STATUS_RUNNING)
 
     id = models.CharField(primary_key=True, max_length=40, default=_batch_id, editable=False)
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="voyage_batches")
@@ -57,12 +58,26 @@ class VoyageBatch(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     completed_at = models.DateTimeField(null=True, blank=True)
 
+    class Meta:
+        indexes = [models.Index(fields=["status", "created_at"])]
+
 
 class VoyageBatchItem(models.Model):
+    """One route of a batch: queued -> running (leased to one worker) -> succeeded or failed.
+
+    A worker claims a queued item by moving it to running with a lease and one more attempt; the
+    attempt number fences the claim, so only the worker holding the current attempt can settle it.
+    A queued item's lease is when the sweep re-sends its message; a running item's lease is when
+    the sweep gives it up for lost and queues it again.
+    """
+
     STATUS_QUEUED = "queued"
+    STATUS_RUNNING = "running"
     STATUS_REJECTED = "rejected"
     STATUS_SUCCEEDED = "succeeded"
     STATUS_FAILED = "failed"
+    OPEN = (STATUS_QUEUED, STATUS_RUNNING)
+    TERMINAL = (STATUS_REJECTED, STATUS_SUCCEEDED, STATUS_FAILED)
 
     id = models.CharField(primary_key=True, max_length=40, default=_item_id, editable=False)
     batch = models.ForeignKey(VoyageBatch, on_delete=models.CASCADE, related_name="items")
@@ -72,6 +87,8 @@ class VoyageBatchItem(models.Model):
     assessment = models.ForeignKey(VoyageAssessment, null=True, blank=True, on_delete=models.SET_NULL)
     error = models.JSONField(null=True, blank=True)
     reserved_unit = models.BooleanField(default=False)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["position"]

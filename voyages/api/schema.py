@@ -145,7 +145,7 @@ class BatchSchema(serializers.Serializer):
 class BatchItemSchema(serializers.Serializer):
     id = serializers.CharField()
     position = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["queued", "rejected", "succeeded", "failed"])
+    status = serializers.ChoiceField(choices=["queued", "running", "rejected", "succeeded", "failed"])
     assessment = AssessmentSchema(required=False)
     error = serializers.JSONField(required=False)
 
