@@ -333,6 +333,13 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-voyage-batches": {"task": "voyages.sweep_voyage_batches", "schedule": float(VOYAGE_BATCH_SWEEP_SECONDS)},
 }
 
+# Outbound HTTP (config/outbound.py) refuses private, loopback, link-local, CGNAT, multicast and
+# reserved addresses. Tests turn this on to reach their own servers on 127.0.0.1 / ::1 (loopback
+# only, nothing else private); production refuses to start with it on.
+OUTBOUND_ALLOW_LOOPBACK = env_bool("OUTBOUND_ALLOW_LOOPBACK", default=False)
+if IS_PRODUCTION and OUTBOUND_ALLOW_LOOPBACK:
+    raise ImproperProductionSettings("OUTBOUND_ALLOW_LOOPBACK must be off when SERVICE_MODE=production.")
+
 # Live registers read when all five register stores are silent: base URL per register
 # (LIVE_REGISTER_URL_<NAME>, e.g. LIVE_REGISTER_URL_USCG_PSIX); empty means not configured.
 LIVE_REGISTER_URLS = {

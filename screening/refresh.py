@@ -8,11 +8,9 @@ serving. The engines see a new snapshot on their next data-version check.
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
 
-import requests
-
+from config import outbound
 from screening import datastate
 from screening.ingest import IngestError, active_snapshot, checksum, load_snapshot, record_failure
 from screening.sources.catalog import REGISTER_STORES, SANCTIONS_SOURCES, Source, register_parser, sources_named
@@ -33,34 +31,25 @@ class RefreshOutcome:
 
 
 def download(url: str, attempts: int = DOWNLOAD_ATTEMPTS) -> bytes:
-    """The file at `url`, streamed under a size limit, retried with backoff on network errors and 5xx."""
-    last: Exception | None = None
-    for attempt in range(attempts):
-        try:
-            with requests.get(
-                url, timeout=DOWNLOAD_TIMEOUT_SECONDS, headers={"User-Agent": USER_AGENT}, stream=True
-            ) as response:
-                if response.status_code >= 500:
-                    raise requests.HTTPError(f"{response.status_code} from {url}", response=response)
-                response.raise_for_status()
-                content_type = response.headers.get("Content-Type", "")
-                if "text/html" in content_type:
-                    raise requests.HTTPError(f"{url} answered an HTML page, not the list file")
-                chunks, size = [], 0
-                for chunk in response.iter_content(chunk_size=1 << 20):
-                    size += len(chunk)
-                    if size > MAX_DOWNLOAD_BYTES:
-                        raise requests.HTTPError(f"{url} is larger than {MAX_DOWNLOAD_BYTES} bytes")
-                    chunks.append(chunk)
-                return b"".join(chunks)
-        except requests.HTTPError as exc:
-            last = exc
-            if exc.response is None or exc.response.status_code < 500:
-                break
-        except requests.RequestException as exc:
-            last = exc
-        time.sleep(min(30, 2**attempt))
-    raise requests.RequestException(str(last))
+    """The file at `url`, streamed under a size limit, retried with backoff on network errors and 5xx.
+
+    Raises outbound.OutboundError: refused by the guard, failed, a 4xx, or an HTML page (a portal's
+    error or login page answered in place of the list file), none of which is retried.
+    """
+    response = outbound.get(
+        url,
+        headers={"User-Agent": USER_AGENT},
+        timeout=DOWNLOAD_TIMEOUT_SECONDS,
+        max_bytes=MAX_DOWNLOAD_BYTES,
+        retries=attempts - 1,
+    )
+    if response.status_code >= 400:
+        raise outbound.OutboundFailed(f"{response.status_code} from {response.url}", status_code=response.status_code)
+    if response.status_code >= 300:
+        raise outbound.OutboundFailed(f"{response.url} answered {response.status_code} without a usable redirect")
+    if "text/html" in response.headers.get("Content-Type", ""):
+        raise outbound.OutboundFailed(f"{response.url} answered an HTML page, not the list file")
+    return response.body
 
 
 def source_for(name: str, edition: str | None) -> Source:
@@ -122,7 +111,7 @@ def refresh_source(source: Source) -> RefreshOutcome:
     for part, url in parts.items():
         try:
             files[part] = download(url)
-        except requests.RequestException as exc:
+        except outbound.OutboundError as exc:
             if part in {"alt", "add"}:  # OFAC's supplementary files: the list stands without them
                 logger.warning("%s %s not fetched: %s", source.name, part, exc)
                 continue

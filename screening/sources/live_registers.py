@@ -8,14 +8,21 @@ are asked in parallel within one time budget. The exchange each adapter speaks:
     200 {"imo": "9074729", "name": "SHIP NAME"}   -> named
     200 {"imo": "9074729", "name": null} or 404   -> reachable, not named
     anything else, a timeout or a connection error -> reachable false, never evidence
+
+Calls go through config.outbound (a URL the guard refuses, e.g. a private address, is unreachable
+too, and logged), each bounded by the budget as a whole, not per read.
 """
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
-import requests
+from config import outbound
+
+logger = logging.getLogger("service.live_registers")
+MAX_ANSWER_BYTES = 64 * 1024  # an answer is one small JSON object
 
 
 @dataclass(frozen=True)
@@ -27,8 +34,18 @@ class LiveAnswer:
 
 def _ask(register: str, base_url: str, imo: str, budget: float) -> LiveAnswer:
     try:
-        response = requests.get(base_url, params={"imo": imo}, timeout=budget, headers={"Accept": "application/json"})
-    except requests.RequestException:
+        response = outbound.get(
+            base_url,
+            params={"imo": imo},
+            headers={"Accept": "application/json"},
+            timeout=budget,
+            total_timeout=budget,
+            max_bytes=MAX_ANSWER_BYTES,
+        )
+    except outbound.OutboundRefused as exc:
+        logger.warning("live register %s not asked: %s", register, exc)
+        return LiveAnswer(register, False)
+    except outbound.OutboundFailed:
         return LiveAnswer(register, False)
     if response.status_code == 404:
         return LiveAnswer(register, True)

@@ -251,6 +251,7 @@ class DrillStack:
             "IDEMPOTENCY_JOIN_HOLD_SECONDS": "3",
             "LIVE_REGISTER_URL_CLASSSOC_VESSEL_REGISTER": self.gate.url,
             "LIVE_REGISTER_BUDGET_SECONDS": "90",
+            "OUTBOUND_ALLOW_LOOPBACK": "1",
             "ACCESS_LOG_MODE": "async",
             "DB_POOL_MAX_SIZE": "10",  # the production default (bin/test turns the pool off for pytest)
             "PYTHONUNBUFFERED": "1",

@@ -17,6 +17,11 @@ from screening.sources.live_registers import lookup_live_registers
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _allow_loopback(settings):
+    settings.OUTBOUND_ALLOW_LOOPBACK = True  # the registers here are served on 127.0.0.1
+
+
 class _Registers(BaseHTTPRequestHandler):
     def log_message(self, *args):  # keep test output clean
         pass

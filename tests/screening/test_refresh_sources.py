@@ -118,7 +118,8 @@ def test_a_load_that_fails_midway_leaves_nothing_behind_and_the_previous_copy_se
     assert SourceSnapshot.objects.filter(source="ofac_sdn", status=SourceSnapshot.STATUS_FAILED).exists()
 
 
-def test_a_download_that_answers_html_or_times_out_is_a_failure_not_a_snapshot(db, monkeypatch):
+def test_a_download_that_answers_html_or_times_out_is_a_failure_not_a_snapshot(db, monkeypatch, settings):
+    settings.OUTBOUND_ALLOW_LOOPBACK = True  # the portal here is served on 127.0.0.1
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 

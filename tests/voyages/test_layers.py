@@ -110,7 +110,8 @@ class _Slow(BaseHTTPRequestHandler):
         self.end_headers()
 
 
-def test_an_unanswering_forecast_service_is_missing_not_evidence():
+def test_an_unanswering_forecast_service_is_missing_not_evidence(settings):
+    settings.OUTBOUND_ALLOW_LOOPBACK = True  # the forecast service here is served on 127.0.0.1
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

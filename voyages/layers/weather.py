@@ -9,7 +9,8 @@ length-weighted mean. The forecast adapter speaks this exchange with a configure
     GET {WEATHER_FORECAST_URL}?bbox=<west>,<south>,<east>,<north>
     200 {"issued_at": "2026-11-23T06:00:00Z", "max_wave_height_m": 4.5, "max_wind_kn": 38}
 
-inside WEATHER_FORECAST_BUDGET_SECONDS; anything else counts as unreachable.
+inside WEATHER_FORECAST_BUDGET_SECONDS (the whole call, through config.outbound); anything
+else, including a URL the outbound guard refuses, counts as unreachable.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-import requests
 
+from config import outbound
 from voyages.layers.geo import RouteInput, route_samples
 
 # (name, west, south, east, north, monthly signal Jan..Dec); first match wins.
@@ -35,6 +36,7 @@ BASINS: tuple[tuple[str, float, float, float, float, tuple[int, ...]], ...] = (
     ("Bay of Biscay and North Sea", -10, 43, 10, 62, (55, 55, 45, 30, 20, 15, 15, 15, 25, 40, 50, 55)),
 )
 DEFAULT_SIGNAL = 15
+MAX_FORECAST_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -85,8 +87,12 @@ def fetch_forecast(route: RouteInput, budget_seconds: float, url: str) -> Foreca
         return None
     west, south, east, north = bbox(route)
     try:
-        response = requests.get(
-            url, params={"bbox": f"{west:.2f},{south:.2f},{east:.2f},{north:.2f}"}, timeout=budget_seconds
+        response = outbound.get(
+            url,
+            params={"bbox": f"{west:.2f},{south:.2f},{east:.2f},{north:.2f}"},
+            timeout=budget_seconds,
+            total_timeout=budget_seconds,
+            max_bytes=MAX_FORECAST_BYTES,
         )
         if response.status_code != 200:
             return None
@@ -96,5 +102,5 @@ def fetch_forecast(route: RouteInput, budget_seconds: float, url: str) -> Foreca
             max_wave_height_m=float(payload["max_wave_height_m"]),
             max_wind_kn=float(payload["max_wind_kn"]),
         )
-    except (requests.RequestException, ValueError, KeyError, TypeError):
+    except (outbound.OutboundError, ValueError, KeyError, TypeError):
         return None
