@@ -1,6 +1,6 @@
 """A route map drawn on the server as SVG: no tile server, no external asset.
 
-Land comes from the global-land-mask package (a 1 km raster shipped in the wheel), sampled
+Land comes from the global-land-mask package's 1 km raster (memory-mapped by voyages.landmask), sampled
 on a grid over the route's bounding box and drawn as merged horizontal runs. The route is a
 polyline; waypoints in listed areas or sanctioned EEZs can be highlighted by the caller.
 """
@@ -10,7 +10,8 @@ from __future__ import annotations
 from html import escape
 
 import numpy as np
-from global_land_mask import globe
+
+from voyages import landmask
 
 WIDTH = 880
 HEIGHT = 440
@@ -55,7 +56,7 @@ def route_svg(
     lons = west + (np.arange(columns) + 0.5) * (east - west) / columns
     lats = north - (np.arange(rows) + 0.5) * (north - south) / rows
     grid_lon, grid_lat = np.meshgrid(((lons + 180) % 360) - 180, lats)
-    land = globe.is_land(np.clip(grid_lat, -89.9, 89.9), grid_lon)
+    land = landmask.is_land(np.clip(grid_lat, -89.9, 89.9), grid_lon)
     cell_w, cell_h = WIDTH / columns, HEIGHT / rows
     runs: list[str] = []
     for row in range(rows):

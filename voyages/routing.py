@@ -20,13 +20,16 @@ import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import numpy as np
-from global_land_mask import globe
-from scgraph import Graph
 from shapely import STRtree, points
 
+from voyages import landmask
 from voyages.passages import DEFAULT_CLOSED, normalise_closures
+
+if TYPE_CHECKING:
+    from scgraph import Graph
 
 EARTH_RADIUS_NM = 3440.065
 MAX_VIA_SNAP_NM = 150.0
@@ -128,6 +131,8 @@ class SeaNetwork:
         return None
 
     def graph(self, closed: frozenset[str]) -> Graph:
+        from scgraph import Graph  # compiled extension, loaded with the first route rather than at start-up
+
         with self._lock:
             graph = self._graphs.get(closed)
             if graph is None:
@@ -164,7 +169,7 @@ class SeaNetwork:
 
 
 def leg_over_water(start: tuple[float, float], end: tuple[float, float], allowance_nm: float = 0.0) -> bool:
-    """True when a straight leg crosses no land (global land mask, sampled every nautical mile or so)."""
+    """True when a straight leg crosses no land (1 km land mask, voyages.landmask, sampled every nm or so)."""
     length = haversine_nm(start, end)
     samples = max(2, int(length) + 1)
     fractions = np.linspace(0.0, 1.0, samples)
@@ -175,7 +180,7 @@ def leg_over_water(start: tuple[float, float], end: tuple[float, float], allowan
     lats = np.clip(lats[keep], -89.99, 89.99)
     if lons.size == 0:
         return True
-    return not bool(np.any(globe.is_land(lats, lons)))
+    return not bool(np.any(landmask.is_land(lats, lons)))
 
 
 def _load_lines() -> list[tuple[list[list[float]], str | None]]:
@@ -239,7 +244,7 @@ def densify(
 def _via_nodes(net: SeaNetwork, via: list[tuple[float, float]]) -> list[int]:
     nodes = []
     for position, (lon, lat) in enumerate(via):
-        if globe.is_land(lat, ((lon + 180.0) % 360.0) - 180.0):
+        if landmask.is_land(lat, ((lon + 180.0) % 360.0) - 180.0):
             raise ViaPointError(position, f"via point [{lon}, {lat}] is on land")
         joined = net.join_point(lon, lat, MAX_VIA_SNAP_NM)
         if joined is None:
