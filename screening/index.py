@@ -3,9 +3,16 @@
 Built once per data version (screening.datastate) and read by every screening. Exact keys:
 hull IMO (vessel records only: company numbers are never indexed, contract 3.2.3) and
 MMSI. Names: every listed name and alias, folded (screening.normalize), blocked by whole
-tokens and 4-letter token prefixes so a query compares against a few hundred candidates
-instead of every name; tokens so common they block nothing useful ("SHIPPING", "LTD")
-are skipped unless a query has nothing else.
+tokens and 4-letter token prefixes and suffixes so a query compares against a few hundred
+candidates instead of every name; tokens so common they block nothing useful ("SHIPPING",
+"LTD") are skipped unless a query has nothing else.
+
+Scoring the candidates is vectorised: everything a name needs (its folded form, its words
+sorted, its length and character counts) is computed once at build; bounds drawn from those
+and rapidfuzz's `cdist` discard every candidate that cannot reach the cutoff, and only the
+few that can are scored by `name_similarity`, the one definition of a name's score. The
+result is the same as scoring every blocked candidate with `name_similarity`
+(tests/screening/test_matching_candidates.py).
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz
+import numpy as np
+from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
 from screening.normalize import compact, normalize_vessel_name
@@ -60,6 +68,27 @@ def name_similarity(left: str, right: str) -> float:
     return min(score, NUMBER_MISMATCH_CAP) if capped else score
 
 
+# Character counts of folded names: one column per character a folded name is written with, and
+# one for anything else (lumping characters together only loosens the bound drawn from the counts).
+_ALPHABET = b" 0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_COLUMN = np.full(256, len(_ALPHABET), dtype=np.intp)
+_COLUMN[np.frombuffer(_ALPHABET, dtype=np.uint8)] = np.arange(len(_ALPHABET))
+_COLUMNS = len(_ALPHABET) + 1
+_NO_ENTRIES = np.empty(0, dtype=np.int32)
+
+
+def _letter_counts(names: list[str]) -> np.ndarray:
+    """A (names x _COLUMNS) matrix of how often each character occurs in each name (at most 255).
+
+    Clipping the counts only loosens the bound drawn from them, never tightens it.
+    """
+    lengths = np.fromiter(map(len, names), np.intp, len(names))
+    characters = np.frombuffer("".join(names).encode("ascii", "replace"), dtype=np.uint8)
+    rows = np.repeat(np.arange(len(names), dtype=np.intp), lengths)
+    counts = np.bincount(rows * _COLUMNS + _COLUMN[characters], minlength=len(names) * _COLUMNS)
+    return np.minimum(counts, 255).astype(np.uint8).reshape(len(names), _COLUMNS)
+
+
 def _blocking_keys(folded: str) -> set[str]:
     """Whole tokens, and the first and last four letters of each (a typo rarely hits both ends)."""
     keys = {f"c:{folded.replace(' ', '')}"}
@@ -102,8 +131,22 @@ class SanctionsIndex:
                 for key in _blocking_keys(folded):
                     postings[key].append(entry)
         ceiling = max(STOP_KEY_MIN_POSTINGS, int(len(self._entry_names) * STOP_KEY_SHARE))
-        self._postings = dict(postings)
+        self._postings = {key: np.asarray(entries, dtype=np.int32) for key, entries in postings.items()}
         self._stop = {key for key, entries in postings.items() if len(entries) > ceiling and not key.startswith("c:")}
+        # Per-name facts computed once here rather than for every candidate of every query: the
+        # words sorted (token-sort ratio), the length and character counts (bounds), shortness.
+        self._entry_sorted = [" ".join(sorted(name.split())) for name in self._entry_names]
+        self._entry_length = np.fromiter((len(name) for name in self._entry_names), np.int32, len(self._entry_names))
+        self._entry_letters = _letter_counts(self._entry_names)
+        self._entry_short = np.fromiter(
+            (len(name.replace(" ", "")) < SHORT_NAME_LENGTH for name in self._entry_names),
+            np.bool_,
+            len(self._entry_names),
+        )
+        exact: dict[str, list[int]] = defaultdict(list)
+        for entry, name in enumerate(self._entry_names):
+            exact[name].append(entry)
+        self._exact = dict(exact)
 
     @classmethod
     def build(cls, records: Iterable[ListedRecord], *, version: str) -> SanctionsIndex:
@@ -119,28 +162,86 @@ class SanctionsIndex:
     def records_by_mmsi(self, mmsi: str) -> list[ListedRecord]:
         return list(self._by_mmsi.get(mmsi, ()))
 
-    def _candidates(self, folded: str) -> set[int]:
+    def _candidates(self, folded: str) -> np.ndarray:
+        """Every entry sharing a useful blocking key with the folded name, ascending."""
         keys = _blocking_keys(folded)
         useful = [key for key in keys if key not in self._stop]
-        chosen = useful or list(keys)
-        found: set[int] = set()
-        for key in chosen:
-            found.update(self._postings.get(key, ()))
-        return found
+        postings = [self._postings[key] for key in (useful or keys) if key in self._postings]
+        if not postings:
+            return _NO_ENTRIES
+        if len(postings) == 1:
+            return postings[0]
+        return np.unique(np.concatenate(postings))
+
+    def _reachable(self, folded: str, candidates: np.ndarray, cutoff: float) -> np.ndarray:
+        """The candidates whose name_similarity can reach `cutoff` (a superset of those that do), ascending.
+
+        A name's score is 100 (same name), 99 (same letters, other spacing), else at most the
+        higher of ratio and token-sort ratio, raised to TYPO_SCORE by the typo rule, and capped
+        by the number rule; so a candidate reaching the cutoff shares the compact name, or scores
+        the cutoff on ratio or token-sort ratio, or is within the typo rule's edits. Two bounds
+        from character counts drop most candidates before any string is compared: with D the
+        letters one name has and the other lacks (counted both ways), both ratios are at most
+        100 * (1 - D / (sum of lengths)) (the words sorted keep the letters), and an edit
+        changes D by at most 2.
+        """
+        if cutoff <= 0:
+            return candidates  # every score (0 included) reaches it
+        # Names under five letters only ever match exactly, and exact names meet in the compact key.
+        same_letters = self._postings.get(f"c:{folded.replace(' ', '')}", _NO_ENTRIES)
+        keep = candidates[~self._entry_short[candidates]]
+        query_length = len(folded)
+        lengths = self._entry_length[keep].astype(np.int64)
+        unshared = np.abs(self._entry_letters[keep].astype(np.int16) - _letter_counts([folded])[0]).sum(axis=1)
+        total = lengths + query_length
+        slack = 1e-6  # rounding never drops a candidate: survivors are scored exactly below
+        possible = 100.0 * (total - unshared) >= (cutoff - slack) * total
+        typo_counts = TYPO_SCORE >= cutoff
+        if typo_counts:
+            shorter = np.minimum(lengths, query_length)
+            allowed = np.where(shorter >= 16, 2, np.where(shorter >= 8, 1, 0))
+            possible |= (allowed > 0) & (unshared <= 2 * allowed)
+        keep = keep[possible]
+        if keep.size:
+            entries = keep.tolist()
+            names = [self._entry_names[entry] for entry in entries]
+            reaches = process.cdist([folded], names, scorer=fuzz.ratio, dtype=np.float64)[0] >= cutoff - slack
+            sorted_names = [self._entry_sorted[entry] for entry in entries]
+            query_sorted = " ".join(sorted(folded.split()))
+            reaches |= (
+                process.cdist([query_sorted], sorted_names, scorer=fuzz.ratio, dtype=np.float64)[0] >= cutoff - slack
+            )
+            if typo_counts:
+                edits = process.cdist([folded], names, scorer=Levenshtein.distance, score_cutoff=2, dtype=np.int32)[0]
+                reaches |= edits <= allowed[possible]
+            keep = keep[reaches]
+        if same_letters.size:
+            keep = np.union1d(keep, same_letters)
+        return keep
 
     def search_names(self, name: str, *, cutoff: float) -> list[NameCandidate]:
         """Listed records with a name or alias scoring at least `cutoff`, best first, one per record."""
         folded = normalize_vessel_name(name)
         if not folded:
             return []
-        exact_only = len(compact(folded)) < SHORT_NAME_LENGTH
         best: dict[int, NameCandidate] = {}
-        for entry in self._candidates(folded):
-            candidate_name = self._entry_names[entry]
-            if exact_only or len(candidate_name.replace(" ", "")) < SHORT_NAME_LENGTH:
-                score = 100.0 if candidate_name == folded else 0.0
-            else:
-                score = name_similarity(folded, candidate_name)
+        if len(compact(folded)) < SHORT_NAME_LENGTH:
+            # Matched only exactly (an exact name is always a candidate: it shares the compact key).
+            exact = self._exact.get(folded, ())
+            if cutoff > 0:
+                scored = [(entry, 100.0) for entry in exact]
+            else:  # every candidate reaches a cutoff of 0, with a score of 0 when not exact
+                scored = [(entry, 100.0 if entry in exact else 0.0) for entry in self._candidates(folded).tolist()]
+        else:
+            scored = []
+            for entry in self._reachable(folded, self._candidates(folded), cutoff).tolist():
+                candidate_name = self._entry_names[entry]
+                if self._entry_short[entry]:
+                    score = 100.0 if candidate_name == folded else 0.0
+                else:
+                    score = name_similarity(folded, candidate_name)
+                scored.append((entry, score))
+        for entry, score in scored:
             if score < cutoff:
                 continue
             position = self._entry_record[entry]
