@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from accounts.models import ENV_LIVE, Account, MeteringEvent, QuotaCounter
+from accounts.models import ENV_LIVE, ENV_TEST, Account, MeteringEvent, QuotaCounter
 from config.api.errors import ApiError
 from config.api.timefmt import rfc3339
 
@@ -23,11 +23,42 @@ KIND_SCREENING = "screening"
 KIND_ASSESSMENT = "assessment"
 ONCE = "once"
 
-NEW_ACCOUNT_CUTOFF = date(2026, 10, 1)
-GRANDFATHERED_WEEK_END = date(2026, 10, 7)
 WARNING_FRACTION = 0.8
 TEST_MAX_ROUTES = 10
 LIVE_MAX_ROUTES = 10
+MONTHLY = "monthly"
+
+
+@dataclass(frozen=True)
+class AllowanceRule:
+    """One row of the allowance table (contract part 8): who it applies to and what it grants."""
+
+    kind: str
+    environment: str
+    limit: int
+    period: str  # MONTHLY or ONCE
+    opened_from: date | None = None  # the account's opening date, inclusive
+    opened_until: date | None = None  # inclusive
+
+    def applies(self, kind: str, environment: str, opened_on: date) -> bool:
+        return (
+            self.kind == kind
+            and self.environment == environment
+            and (self.opened_from is None or opened_on >= self.opened_from)
+            and (self.opened_until is None or opened_on <= self.opened_until)
+        )
+
+
+# First matching row wins. A pilot account's own total (Account.pilot_screening_total) replaces the
+# live screening rows. Voyage assessments and test keys stay monthly for every account (part 8 rule 2).
+ALLOWANCES: tuple[AllowanceRule, ...] = (
+    AllowanceRule(KIND_SCREENING, ENV_LIVE, 5_000, MONTHLY, opened_until=date(2026, 9, 30)),
+    AllowanceRule(KIND_SCREENING, ENV_LIVE, 5_000, ONCE, opened_from=date(2026, 10, 1), opened_until=date(2026, 10, 7)),
+    AllowanceRule(KIND_SCREENING, ENV_LIVE, 2_000, ONCE, opened_from=date(2026, 10, 8)),
+    AllowanceRule(KIND_SCREENING, ENV_TEST, 500, MONTHLY),
+    AllowanceRule(KIND_ASSESSMENT, ENV_LIVE, 10_000, MONTHLY),
+    AllowanceRule(KIND_ASSESSMENT, ENV_TEST, 1_000, MONTHLY),
+)
 
 
 @dataclass(frozen=True)
@@ -86,20 +117,12 @@ def next_month_start(moment: datetime) -> datetime:
 
 def allowance_for(account: Account, environment: str, kind: str, now: datetime | None = None) -> Allowance:
     now = now or timezone.now()
-    monthly_period = now.astimezone(UTC).strftime("%Y-%m")
-    resets = next_month_start(now)
-    if kind == KIND_ASSESSMENT:
-        limit = 10_000 if environment == ENV_LIVE else 1_000
-        return Allowance(kind, environment, limit, monthly_period, resets)
-    if environment != ENV_LIVE:
-        return Allowance(kind, environment, 500, monthly_period, resets)
-    if account.pilot_screening_total is not None:
+    if kind == KIND_SCREENING and environment == ENV_LIVE and account.pilot_screening_total is not None:
         return Allowance(kind, environment, account.pilot_screening_total, ONCE, None)
-    if account.opened_on < NEW_ACCOUNT_CUTOFF:
-        return Allowance(kind, environment, 5_000, monthly_period, resets)
-    if account.opened_on <= GRANDFATHERED_WEEK_END:
-        return Allowance(kind, environment, 5_000, ONCE, None)
-    return Allowance(kind, environment, 2_000, ONCE, None)
+    rule = next(r for r in ALLOWANCES if r.applies(kind, environment, account.opened_on))
+    if rule.period == ONCE:
+        return Allowance(kind, environment, rule.limit, ONCE, None)
+    return Allowance(kind, environment, rule.limit, now.astimezone(UTC).strftime("%Y-%m"), next_month_start(now))
 
 
 def current_state(account: Account, environment: str, kind: str, now: datetime | None = None) -> QuotaState:

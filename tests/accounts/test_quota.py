@@ -180,3 +180,17 @@ def test_quota_pace_is_quiet_once_the_warning_applies():
     _history(acct, per_day=400, days=7)
     state = quota.QuotaState(quota.allowance_for(acct, "live", quota.KIND_SCREENING), 4100)
     assert quota.pace_projection(acct, state) is None
+
+
+def test_the_allowance_table_grants_every_kind_and_environment_for_any_opening_date():
+    from datetime import date, timedelta
+
+    from accounts import quota
+
+    start = date(2024, 1, 1)
+    for offset in range(0, 1200, 3):
+        opened = start + timedelta(days=offset)
+        for kind in (quota.KIND_SCREENING, quota.KIND_ASSESSMENT):
+            for environment in ("live", "test"):
+                matching = [rule for rule in quota.ALLOWANCES if rule.applies(kind, environment, opened)]
+                assert matching, (kind, environment, opened)
