@@ -88,6 +88,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "accounts.apps.AccountsConfig",
+    "jobs",
     "screening",
     "voyages",
     "monitoring",
@@ -329,8 +330,8 @@ CELERY_BEAT_SCHEDULE = {
     "run-due-follow-ups": {"task": "screening.run_due_follow_ups", "schedule": 300.0},
     # Every list with an official URL, daily (an unchanged file is recognised by checksum).
     "refresh-sources-daily": {"task": "screening.refresh_sources", "schedule": 86400.0},
-    # Voyage batch items lost with a worker or a broker restart are re-sent; overdue batches end.
-    "sweep-voyage-batches": {"task": "voyages.sweep_voyage_batches", "schedule": float(VOYAGE_BATCH_SWEEP_SECONDS)},
+    # Job items (voyage batches, ...) lost with a worker or a broker restart are re-sent; overdue jobs end.
+    "sweep-jobs": {"task": "jobs.sweep", "schedule": float(VOYAGE_BATCH_SWEEP_SECONDS)},
 }
 
 # Outbound HTTP (config/outbound.py) refuses private, loopback, link-local, CGNAT, multicast and

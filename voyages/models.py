@@ -1,32 +1,32 @@
-"""Voyage assessments (immutable documents) and voyage assessment batches."""
+"""Voyage assessments (immutable documents) and voyage assessment batches (jobs)."""
 
 from __future__ import annotations
 
 from django.db import models
 from django.utils import timezone
 
-from accounts.models import ENVIRONMENTS, Account
+from accounts.tenancy import TenantModel
 from config.api.ids import new_id
+from jobs.models import Job, JobItem
 
 
-def _assessment_id() -> str:
+def _assessment_id() -> str:  # referenced by migration 0001
     return new_id("vas")
 
 
-def _batch_id() -> str:
+def _batch_id() -> str:  # referenced by migration 0001
     return new_id("vab")
 
 
-def _item_id() -> str:
+def _item_id() -> str:  # referenced by migration 0001
     return new_id("vai")
 
 
-class VoyageAssessment(models.Model):
+class VoyageAssessment(TenantModel):
     """An issued assessment; `document` is the JSON body as issued, replayed byte-for-byte."""
 
-    id = models.CharField(primary_key=True, max_length=40, default=_assessment_id, editable=False)
-    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="voyage_assessments")
-    environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
+    ID_PREFIX = "vas"
+
     origin_locode = models.CharField(max_length=5)
     dest_locode = models.CharField(max_length=5)
     score = models.PositiveSmallIntegerField()
@@ -39,59 +39,38 @@ class VoyageAssessment(models.Model):
         indexes = [models.Index(fields=["account", "environment", "assessed_at"])]
 
 
-class VoyageBatch(models.Model):
-    STATUS_QUEUED = "queued"
-    STATUS_RUNNING = "running"
-    STATUS_COMPLETED = "completed"
-    STATUS_PARTIAL = "partial"
-    STATUS_FAILED = "failed"
-    TERMINAL = (STATUS_COMPLETED, STATUS_PARTIAL, STATUS_FAILED)
-    OPEN = (STATUS_QUEUED, STATUS_RUNNING)
+class VoyageBatch(Job):
+    """Up to 10 routes assessed on workers (the jobs flow, kind `voyage_batch`)."""
 
-    id = models.CharField(primary_key=True, max_length=40, default=_batch_id, editable=False)
-    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="voyage_batches")
-    environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
-    status = models.CharField(max_length=10, default=STATUS_QUEUED)
-    customer_reference = models.CharField(max_length=200, blank=True)
-    item_count = models.PositiveSmallIntegerField(default=0)
-    accepted_count = models.PositiveSmallIntegerField(default=0)
-    created_at = models.DateTimeField(default=timezone.now)
-    completed_at = models.DateTimeField(null=True, blank=True)
+    ID_PREFIX = "vab"
+
+    STATUS_QUEUED = Job.Status.QUEUED
+    STATUS_RUNNING = Job.Status.RUNNING
+    STATUS_COMPLETED = Job.Status.COMPLETED
+    STATUS_PARTIAL = Job.Status.PARTIAL
+    STATUS_FAILED = Job.Status.FAILED
 
     class Meta:
         indexes = [models.Index(fields=["status", "created_at"])]
 
 
-class VoyageBatchItem(models.Model):
-    """One route of a batch: queued -> running (leased to one worker) -> succeeded or failed.
+class VoyageBatchItem(JobItem):
+    """One route of a batch; its result is the assessment it produced."""
 
-    A worker claims a queued item by moving it to running with a lease and one more attempt; the
-    attempt number fences the claim, so only the worker holding the current attempt can settle it.
-    A queued item's lease is when the sweep re-sends its message; a running item's lease is when
-    the sweep gives it up for lost and queues it again.
-    """
+    ID_PREFIX = "vai"
+    JOB_FIELD = "batch"
 
-    STATUS_QUEUED = "queued"
-    STATUS_RUNNING = "running"
-    STATUS_REJECTED = "rejected"
-    STATUS_SUCCEEDED = "succeeded"
-    STATUS_FAILED = "failed"
-    OPEN = (STATUS_QUEUED, STATUS_RUNNING)
-    TERMINAL = (STATUS_REJECTED, STATUS_SUCCEEDED, STATUS_FAILED)
+    STATUS_QUEUED = JobItem.Status.QUEUED
+    STATUS_RUNNING = JobItem.Status.RUNNING
+    STATUS_REJECTED = JobItem.Status.REJECTED
+    STATUS_SUCCEEDED = JobItem.Status.SUCCEEDED
+    STATUS_FAILED = JobItem.Status.FAILED
 
-    id = models.CharField(primary_key=True, max_length=40, default=_item_id, editable=False)
     batch = models.ForeignKey(VoyageBatch, on_delete=models.CASCADE, related_name="items")
-    position = models.PositiveSmallIntegerField()
-    status = models.CharField(max_length=10, default=STATUS_QUEUED)
-    request = models.JSONField()
     assessment = models.ForeignKey(VoyageAssessment, null=True, blank=True, on_delete=models.SET_NULL)
-    error = models.JSONField(null=True, blank=True)
-    reserved_unit = models.BooleanField(default=False)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["position"]
+    class Meta(JobItem.Meta):
+        pass
 
 
 class LayerSnapshot(models.Model):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,6 +21,7 @@ from voyages.models import VoyageAssessment
 from voyages.report_links import report_url
 from voyages.requests import RouteRequest
 from voyages.scoring import assess_route_risk
+from voyages.selectors import stored_document  # noqa: F401  (the report page reads it from here)
 
 METHODOLOGY_VERSION = "voyage_risk_external_v1"
 RETENTION = timedelta(days=30)
@@ -116,7 +116,7 @@ def create_assessment(
     idempotency completion, a batch item's status) commits or rolls back with the assessment.
     """
     now = now or timezone.now()
-    assessment_id = new_id("vas")
+    assessment_id = new_id(VoyageAssessment.ID_PREFIX)
     document = compute_document(request, assessment_id=assessment_id, now=now)
     body = to_json_bytes(document)
     with transaction.atomic():
@@ -130,6 +130,7 @@ def create_assessment(
             score=document["score"],
             risk_level=document["risk_level"],
             document=body,
+            created_at=now,
             assessed_at=now,
             expires_at=now + RETENTION,
         )
@@ -137,7 +138,3 @@ def create_assessment(
         if in_transaction is not None:
             in_transaction(issued)
     return issued
-
-
-def stored_document(assessment: VoyageAssessment) -> dict:
-    return json.loads(bytes(assessment.document))

@@ -13,6 +13,7 @@ EVENT_TYPES = (
     "screening.resolved",
     "screening.unresolved",
     "usage.quota_warning",
+    "voyage_batch.completed",
 )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from jobs.models import Job, JobItem
 from voyages.passages import PASSAGES
 from voyages.requests import LOAD_CONDITIONS, MAX_VIA, VESSEL_TYPES
 
@@ -132,7 +133,7 @@ class BatchRequestSchema(serializers.Serializer):
 
 class BatchSchema(serializers.Serializer):
     id = serializers.CharField()
-    status = serializers.ChoiceField(choices=["queued", "running", "completed", "partial", "failed"])
+    status = serializers.ChoiceField(choices=Job.Status.values)
     customer_reference = serializers.CharField(allow_null=True)
     item_count = serializers.IntegerField()
     accepted_count = serializers.IntegerField()
@@ -145,7 +146,7 @@ class BatchSchema(serializers.Serializer):
 class BatchItemSchema(serializers.Serializer):
     id = serializers.CharField()
     position = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["queued", "running", "rejected", "succeeded", "failed"])
+    status = serializers.ChoiceField(choices=JobItem.Status.values)
     assessment = AssessmentSchema(required=False)
     error = serializers.JSONField(required=False)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from django.http import Http404
-from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from accounts import concurrency, quota
@@ -12,7 +10,7 @@ from accounts.idempotency import claim_of, idempotent
 from config.api.errors import FieldViolation
 from config.api.openapi import error_response
 from config.api.responses import json_bytes_response
-from voyages import batches, services
+from voyages import batches, selectors, services
 from voyages.api.schema import (
     AssessmentRequestSchema,
     AssessmentSchema,
@@ -20,7 +18,6 @@ from voyages.api.schema import (
     BatchRequestSchema,
     BatchSchema,
 )
-from voyages.models import VoyageAssessment, VoyageBatch
 from voyages.requests import parse_route_request
 
 
@@ -69,16 +66,7 @@ class VoyageAssessmentDetailView(KeyedAPIView):
         responses={200: AssessmentSchema, 404: error_response(404)},
     )
     def get(self, request, assessment_id: str):  # type: ignore[no-untyped-def]
-        context = request.auth
-        assessment = VoyageAssessment.objects.filter(
-            pk=assessment_id,
-            account_id=context.account_id,
-            environment=context.environment,
-            expires_at__gt=timezone.now(),
-        ).first()
-        if assessment is None:
-            raise Http404
-        return json_bytes_response(bytes(assessment.document))
+        return json_bytes_response(selectors.assessment_body(request.auth, assessment_id))
 
 
 class VoyageBatchCollectionView(KeyedAPIView):
@@ -101,19 +89,11 @@ class VoyageBatchCollectionView(KeyedAPIView):
     @idempotent
     def post(self, request):  # type: ignore[no-untyped-def]
         context = request.auth
-        batch, state = batches.create_batch(context.account, context.environment, request.data)
-        context.quota_headers = state.headers()
-        return json_bytes_response(batches.batch_document(batch), status=202, headers=context.quota_headers)
-
-
-def _batch_for(request, batch_id: str) -> VoyageBatch:  # type: ignore[no-untyped-def]
-    context = request.auth
-    batch = VoyageBatch.objects.filter(
-        pk=batch_id, account_id=context.account_id, environment=context.environment
-    ).first()
-    if batch is None:
-        raise Http404
-    return batch
+        created = batches.create_batch(
+            context.account, context.environment, request.data, in_transaction=claim_of(request).completes(202)
+        )
+        context.quota_headers = created.quota.headers()
+        return json_bytes_response(created.body, status=202, headers=context.quota_headers)
 
 
 class VoyageBatchDetailView(KeyedAPIView):
@@ -125,7 +105,7 @@ class VoyageBatchDetailView(KeyedAPIView):
         responses={200: BatchSchema, 404: error_response(404)},
     )
     def get(self, request, batch_id: str):  # type: ignore[no-untyped-def]
-        return json_bytes_response(batches.batch_document(_batch_for(request, batch_id)))
+        return json_bytes_response(selectors.batch_detail(request.auth, batch_id))
 
 
 class VoyageBatchItemsView(KeyedAPIView):
@@ -137,4 +117,4 @@ class VoyageBatchItemsView(KeyedAPIView):
         responses={200: BatchItemsSchema, 404: error_response(404)},
     )
     def get(self, request, batch_id: str):  # type: ignore[no-untyped-def]
-        return json_bytes_response(batches.items_document(_batch_for(request, batch_id)))
+        return json_bytes_response(selectors.batch_items(request.auth, batch_id))

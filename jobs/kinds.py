@@ -1,0 +1,97 @@
+"""The registry of job kinds: what each kind of job is made of and how one of its items runs.
+
+A kind is declared once, in its app (voyage batches in voyages/batches.py), and registered at
+import time; the app's `tasks` module imports it, so every Celery worker (which autodiscovers
+`tasks` modules) knows every kind. A lookup that misses imports the `tasks` modules once more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.utils.module_loading import autodiscover_modules
+
+if TYPE_CHECKING:
+    from jobs.flow import ItemRun
+    from jobs.models import Job, JobItem
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """One kind of job.
+
+    name: the kind's name, in task messages and in its event type (`<name>.completed`).
+    job_model / item_model: the concrete Job and JobItem (the item's JOB_FIELD names its job).
+    quota_kind: the allowance an accepted item reserves one unit of (accounts.quota.KIND_*).
+    run_item: does one claimed item's work. It must call `run.succeeded(**result_fields)` inside
+        the transaction that writes the item's result (pass `charged=False` when the result came
+        back uncharged: the reserved unit is refunded with it), or raise ApiError for a failed
+        item (the flow marks it failed and refunds its unit). Anything else it raises leaves the
+        item running; the sweep re-sends it once its lease runs out.
+    render: the job document (the 202 body and the poll body).
+    settings_prefix: `<prefix>_ITEM_LEASE_SECONDS`, `<prefix>_ITEM_MAX_ATTEMPTS` and
+        `<prefix>_DEADLINE_SECONDS` are read from settings when used.
+    event_data: extra fields for the `<name>.completed` event (the flow always sends the id,
+        status, customer_reference, item_count, accepted_count, counts and completed_at).
+    job_noun / item_noun: what the customer calls them ("batch", "route"), in the error messages of
+        items the sweep gives up on.
+    """
+
+    name: str
+    job_model: type[Job]
+    item_model: type[JobItem]
+    quota_kind: str
+    run_item: Callable[[ItemRun], None]
+    render: Callable[[Job], dict]
+    settings_prefix: str
+    event_data: Callable[[Job], dict[str, Any]] | None = field(default=None)
+    job_noun: str = "job"  # in the messages of items the sweep gives up on
+    item_noun: str = "item"
+
+    @property
+    def event_type(self) -> str:
+        return f"{self.name}.completed"
+
+    @property
+    def job_field(self) -> str:
+        return self.item_model.JOB_FIELD
+
+    @property
+    def lease_seconds(self) -> int:
+        return int(getattr(settings, f"{self.settings_prefix}_ITEM_LEASE_SECONDS"))
+
+    @property
+    def max_attempts(self) -> int:
+        return int(getattr(settings, f"{self.settings_prefix}_ITEM_MAX_ATTEMPTS"))
+
+    @property
+    def deadline_seconds(self) -> int:
+        return int(getattr(settings, f"{self.settings_prefix}_DEADLINE_SECONDS"))
+
+
+_KINDS: dict[str, JobKind] = {}
+
+
+def register(kind: JobKind) -> JobKind:
+    existing = _KINDS.get(kind.name)
+    if existing is not None and existing != kind:
+        raise ValueError(f"job kind {kind.name} is already registered")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def get(name: str) -> JobKind:
+    if name not in _KINDS:
+        autodiscover_modules("tasks")
+    try:
+        return _KINDS[name]
+    except KeyError:
+        raise LookupError(f"unknown job kind {name}") from None
+
+
+def all_kinds() -> list[JobKind]:
+    autodiscover_modules("tasks")
+    return list(_KINDS.values())
