@@ -1,22 +1,48 @@
 """Request-rate limits: per key (120/minute) and per keyless client address.
 
-Moving windows from the `limits` library: atomic Lua scripts on Redis, so the limit holds
-across web processes; in memory on the embedded default.
+A moving window over the exact times of the counted requests (a sorted set per identifier):
+one Lua script prunes what left the window, counts, admits or refuses, and reports the
+remaining allowance and when the oldest counted request leaves — one Redis round trip per
+request, atomic across web processes. Refused requests are not counted. On the embedded
+default, and while Redis is unreachable, the same window lives in this process.
 """
 
 from __future__ import annotations
 
 import math
+import secrets
+import threading
 import time
+from collections import deque
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 
-from limits import RateLimitItem, parse
-from limits.strategies import MovingWindowRateLimiter
-
-from accounts.shared_state import limits_storage, local_limits_storage, note_fallback, redis_unavailable
+from accounts.shared_state import note_fallback, redis_client, redis_unavailable
 
 KEY_RATE = "120/minute"
+_UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+
+_WINDOW = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = 0
+if count < limit then
+  allowed = 1
+  if ARGV[4] == '1' then
+    redis.call('ZADD', KEYS[1], now, ARGV[3])
+    redis.call('PEXPIRE', KEYS[1], math.ceil(window * 1000))
+    count = count + 1
+  end
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local reset = now + window
+if oldest[2] then reset = tonumber(oldest[2]) + window end
+return {allowed, count, tostring(reset)}
+"""
 
 
 @dataclass(frozen=True)
@@ -43,53 +69,80 @@ class RateState:
 
 
 @cache
-def _item(spec: str) -> RateLimitItem:
-    return parse(spec)
+def parse_spec(spec: str) -> tuple[int, int]:
+    """'120/minute' -> (120 requests, 60 seconds)."""
+    amount, _, unit = spec.partition("/")
+    return int(amount), _UNITS[unit]
 
 
-@lru_cache(maxsize=1)
-def _limiter() -> MovingWindowRateLimiter:
-    return MovingWindowRateLimiter(limits_storage())
+def _key(spec: str, identifiers: tuple[str, ...]) -> str:
+    return "rate:" + spec + ":" + ":".join(identifiers)
 
 
-@lru_cache(maxsize=1)
-def _local_limiter() -> MovingWindowRateLimiter:
-    return MovingWindowRateLimiter(local_limits_storage())
+class _LocalWindows:
+    """The same moving windows in this process (embedded default; fallback while Redis is down)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.windows: dict[str, deque[float]] = {}
+
+    def count(self, key: str, limit: int, window: int, hit: bool) -> tuple[bool, int, float]:
+        now = time.time()
+        with self.lock:
+            times = self.windows.setdefault(key, deque())
+            while times and times[0] <= now - window:
+                times.popleft()
+            allowed = len(times) < limit
+            if allowed and hit:
+                times.append(now)
+            reset = times[0] + window if times else now + window
+            return allowed, len(times), reset
+
+    def clear(self) -> None:
+        with self.lock:
+            self.windows.clear()
 
 
-def _hit_on(limiter: MovingWindowRateLimiter, item: RateLimitItem, identifiers: tuple[str, ...]) -> RateState:
-    allowed = limiter.hit(item, *identifiers)
-    stats = limiter.get_window_stats(item, *identifiers)
-    return RateState(allowed, item.amount, max(0, stats.remaining), stats.reset_time)
+_local = _LocalWindows()
 
 
-def _peek_on(limiter: MovingWindowRateLimiter, item: RateLimitItem, identifiers: tuple[str, ...]) -> RateState:
-    stats = limiter.get_window_stats(item, *identifiers)
-    return RateState(stats.remaining > 0, item.amount, max(0, stats.remaining), stats.reset_time)
+@cache
+def _window_script(client):  # type: ignore[no-untyped-def]
+    """The Lua window, sent once per process and then called by its SHA (EVALSHA)."""
+    return client.register_script(_WINDOW)
 
 
-def _shared_or_local(operation, spec: str, identifiers: tuple[str, ...]) -> RateState:  # type: ignore[no-untyped-def]
-    item = _item(spec)
-    try:
-        return operation(_limiter(), item, identifiers)
-    except Exception as exc:
-        if not redis_unavailable(exc):
-            raise
-        note_fallback("rate windows")
-        return operation(_local_limiter(), item, identifiers)
+def _window(spec: str, identifiers: tuple[str, ...], hit: bool) -> RateState:
+    limit, window = parse_spec(spec)
+    key = _key(spec, identifiers)
+    client = redis_client()
+    if client is not None:
+        try:
+            script = _window_script(client)
+            allowed, count, reset = script(keys=[key], args=[window, limit, secrets.token_hex(8), int(hit)])
+            return RateState(bool(allowed), limit, max(0, limit - int(count)), float(reset))
+        except Exception as exc:
+            if not redis_unavailable(exc):
+                raise
+            note_fallback("rate windows")
+    allowed, count, reset = _local.count(key, limit, window, hit)
+    return RateState(allowed, limit, max(0, limit - count), reset)
 
 
 def hit(spec: str, *identifiers: str) -> RateState:
-    """Count one request against `spec` for these identifiers and report the window."""
-    return _shared_or_local(_hit_on, spec, identifiers)
+    """Count one request against `spec` for these identifiers (unless refused) and report the window."""
+    return _window(spec, identifiers, hit=True)
 
 
 def peek(spec: str, *identifiers: str) -> RateState:
     """The window without counting (for responses that are not counted, e.g. invalid_imo)."""
-    return _shared_or_local(_peek_on, spec, identifiers)
+    return _window(spec, identifiers, hit=False)
 
 
 def reset_all() -> None:
     """Clear every window (tests)."""
-    limits_storage().reset()
-    local_limits_storage().reset()
+    client = redis_client()
+    if client is not None:
+        for key in client.scan_iter("rate:*"):
+            client.delete(key)
+    _local.clear()

@@ -23,9 +23,8 @@ _last_warning = 0.0
 def redis_unavailable(exc: BaseException) -> bool:
     """True when `exc` is Redis (or a library over it) failing to answer, not a bug of ours."""
     import redis
-    from limits.errors import StorageError
 
-    return isinstance(exc, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, StorageError))
+    return isinstance(exc, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError))
 
 
 def note_fallback(what: str) -> None:
@@ -45,23 +44,6 @@ def redis_client():  # type: ignore[no-untyped-def]
     import redis
 
     return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-
-
-@lru_cache(maxsize=1)
-def limits_storage():  # type: ignore[no-untyped-def]
-    from limits.storage import storage_from_string
-
-    if settings.REDIS_URL:
-        return storage_from_string(settings.REDIS_URL, wrap_exceptions=True)
-    return local_limits_storage()
-
-
-@lru_cache(maxsize=1)
-def local_limits_storage():  # type: ignore[no-untyped-def]
-    """Rate windows in this process: the embedded default, and the fallback while Redis is down."""
-    from limits.storage import storage_from_string
-
-    return storage_from_string("memory://")
 
 
 process_lock = threading.Lock()

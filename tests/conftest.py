@@ -22,9 +22,10 @@ def _fresh_shared_state():
     """Rate windows, slots and caches start empty in every test (Redis included)."""
     from django.core.cache import cache
 
-    from accounts import concurrency, ratelimit
+    from accounts import concurrency, ratelimit, switches
 
     cache.clear()
+    switches.forget_cached()
     ratelimit.reset_all()
     concurrency.reset_all()
     yield
