@@ -15,6 +15,7 @@ import re
 
 from screening.imo import imo_check_digit_valid
 from screening.records import RECORD_ENTITY, RECORD_VESSEL, ListedRecord, ParsedSnapshot
+from screening.sources.formats import decode_text
 
 SOURCE = "opensanctions"
 ENTITY_URL = "https://www.opensanctions.org/entities/{}/"
@@ -65,7 +66,7 @@ def _record(
 
 def parse_ftm_jsonl(data: bytes) -> ParsedSnapshot:
     records, warnings = [], []
-    for line_number, line in enumerate(data.decode("utf-8-sig").splitlines(), start=1):
+    for line_number, line in enumerate(decode_text(data).splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -98,7 +99,7 @@ def parse_ftm_jsonl(data: bytes) -> ParsedSnapshot:
 
 
 def parse_maritime_csv(data: bytes) -> ParsedSnapshot:
-    reader = csv.DictReader(io.StringIO(data.decode("utf-8-sig")))
+    reader = csv.DictReader(io.StringIO(decode_text(data)))
     expected = {"type", "caption", "imo", "risk", "id"}
     if not reader.fieldnames or not expected <= set(reader.fieldnames):
         raise ValueError(

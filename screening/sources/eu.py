@@ -14,52 +14,31 @@ Every row is a vessel. `list_edition` and `programs` name the file a match came 
 
 from __future__ import annotations
 
-import csv
-import io
 import re
-import xml.etree.ElementTree as ET
-from datetime import datetime
 
 from screening.imo import imo_check_digit_valid
 from screening.records import RECORD_ENTITY, RECORD_VESSEL, ListedRecord, ParsedSnapshot
+from screening.sources.formats import children, iso_timestamp, read_vessel_listing, xml_root
 
 SOURCE = "eu_sanctions"
 MIRRORS = ("eu_journal_sanctions", "eu_sanctions_map")
-
-
-def _local(tag: str) -> str:
-    return tag.rsplit("}", 1)[-1]
-
-
-def _children(element: ET.Element, name: str) -> list[ET.Element]:
-    return [c for c in element if _local(c.tag) == name]
+MIRROR_HEADER = ("name", "imo", "listed_on", "regulation", "url")
 
 
 def parse_fsf_xml(data: bytes) -> ParsedSnapshot:
-    try:
-        root = ET.fromstring(data)
-    except ET.ParseError as exc:
-        raise ValueError(f"not XML: {exc}") from None
-    if _local(root.tag) != "export":
-        raise ValueError("not the EU Financial Sanctions File: the root element is not export")
-    published = None
-    stamp = root.get("generationDate")
-    if stamp:
-        try:
-            published = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-        except ValueError:
-            published = None
+    root = xml_root(data, "export", "the EU Financial Sanctions File")
+    published = iso_timestamp(root.get("generationDate"))
     records, warnings = [], []
-    for entity in _children(root, "sanctionEntity"):
-        names = [a.get("wholeName", "").strip() for a in _children(entity, "nameAlias") if a.get("wholeName")]
+    for entity in children(root, "sanctionEntity"):
+        names = [a.get("wholeName", "").strip() for a in children(entity, "nameAlias") if a.get("wholeName")]
         if not names:
             continue
         programmes = tuple(
-            dict.fromkeys(r.get("programme", "") for r in _children(entity, "regulation") if r.get("programme"))
+            dict.fromkeys(r.get("programme", "") for r in children(entity, "regulation") if r.get("programme"))
         )
         listed_on = (entity.get("designationDate") or "")[:10] or None
         hull_imos, other_numbers = [], []
-        for ident in _children(entity, "identification"):
+        for ident in children(entity, "identification"):
             number = re.sub(r"\D", "", ident.get("number", ""))
             if ident.get("identificationTypeCode", "").lower() == "imo" and len(number) == 7:
                 hull_imos.append(number)
@@ -91,28 +70,14 @@ def parse_fsf_xml(data: bytes) -> ParsedSnapshot:
 def parse_journal_mirror_csv(data: bytes, dataset: str) -> ParsedSnapshot:
     if dataset not in MIRRORS:
         raise ValueError(f"dataset must be one of {', '.join(MIRRORS)}")
-    reader = csv.DictReader(io.StringIO(data.decode("utf-8-sig")))
-    if not reader.fieldnames or not {"name", "imo"} <= {f.strip().lower() for f in reader.fieldnames}:
-        raise ValueError("expected a CSV with the columns name, imo, listed_on, regulation, url")
-    records, warnings = [], []
-    for line, raw in enumerate(reader, start=2):
-        row = {k.strip().lower(): (v or "").strip() for k, v in raw.items() if k}
-        imo = re.sub(r"\D", "", row.get("imo", ""))
-        if len(imo) != 7 or not row.get("name"):
-            warnings.append(f"line {line}: skipped (needs a name and a 7-digit IMO)")
-            continue
-        records.append(
-            ListedRecord(
-                source=SOURCE,
-                record_type=RECORD_VESSEL,
-                name=row["name"],
-                source_record_id=f"{dataset}:{imo}",
-                imo=imo,
-                imo_check_digit_valid=imo_check_digit_valid(imo),
-                listed_on=row.get("listed_on") or None,
-                programs=(dataset,),
-                source_url=row.get("url") or None,
-                dataset=dataset,
-            )
-        )
+
+    def particulars(row: dict[str, str], imo: str) -> dict[str, object]:
+        return {
+            "source_record_id": f"{dataset}:{imo}",
+            "programs": (dataset,),
+            "source_url": row.get("url") or None,
+            "dataset": dataset,
+        }
+
+    records, warnings = read_vessel_listing(data, source=SOURCE, expected_header=MIRROR_HEADER, particulars=particulars)
     return ParsedSnapshot(SOURCE, records=records, list_edition_label=dataset, warnings=warnings)

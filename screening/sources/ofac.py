@@ -14,13 +14,19 @@ from __future__ import annotations
 import csv
 import io
 import re
-import xml.etree.ElementTree as ET
-from datetime import UTC, datetime
-
-import pycountry
 
 from screening.imo import imo_check_digit_valid
 from screening.records import RECORD_ENTITY, RECORD_VESSEL, ListedRecord, ParsedSnapshot
+from screening.sources.formats import (
+    child_text,
+    children,
+    country_code,
+    decode_text,
+    first_child,
+    parse_date,
+    utc_midnight,
+    xml_root,
+)
 
 SOURCE = "ofac_sdn"
 RECORD_URL = "https://sanctionssearch.ofac.treas.gov/Details.aspx?id={}"
@@ -33,51 +39,11 @@ _MMSI = re.compile(r"\bMMSI\s*(\d{9})\b")
 _FORMER_NAME = re.compile(r"\b[fa]\.k\.a\.\s*'([^']+)'")
 _FORMER_FLAG = re.compile(r"Former Vessel Flag\s+([A-Za-z .'()-]+?)(?:;|\.|$)")
 _PROGRAM = re.compile(r"\[([^\]]+)\]")
-_COUNTRY_ALIASES = {
-    "Korea, North": "KP",
-    "Korea, South": "KR",
-    "Russia": "RU",
-    "Iran": "IR",
-    "Syria": "SY",
-    "Tanzania": "TZ",
-    "Venezuela": "VE",
-    "Bolivia": "BO",
-    "Moldova": "MD",
-    "Vietnam": "VN",
-    "Burma": "MM",
-    "Cabo Verde": "CV",
-    "Cape Verde": "CV",
-    "Micronesia": "FM",
-    "Laos": "LA",
-    "Saint Kitts and Nevis": "KN",
-    "Saint Vincent and the Grenadines": "VC",
-    "Palestine": "PS",
-    "Congo, Democratic Republic of the": "CD",
-    "Turkey": "TR",
-    "Curacao": "CW",
-}
 
 
 def _empty(value: str | None) -> str:
     value = (value or "").strip()
     return "" if value in {"-0-", ""} else value
-
-
-def country_code(name: str) -> str | None:
-    """ISO 3166-1 alpha-2 for a country name as OFAC writes it; None when unknown."""
-    name = name.strip().strip(".").replace("&", "and")
-    name = re.sub(r"^St\.?\s", "Saint ", name)
-    if not name or name.lower() in {"none identified", "unknown"}:
-        return None
-    if name in _COUNTRY_ALIASES:
-        return _COUNTRY_ALIASES[name]
-    try:
-        return pycountry.countries.lookup(name).alpha_2
-    except LookupError:
-        try:
-            return pycountry.countries.search_fuzzy(name)[0].alpha_2
-        except LookupError:
-            return None
 
 
 def _programs(text: str) -> tuple[str, ...]:
@@ -136,17 +102,14 @@ def _record(
     )
 
 
-def _decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
 def _rows(data: bytes | None) -> list[list[str]]:
     if not data:
         return []
-    return [row for row in csv.reader(io.StringIO(_decode(data))) if row and any(cell.strip() for cell in row)]
+    return [
+        row
+        for row in csv.reader(io.StringIO(decode_text(data, on_error="latin-1")))
+        if row and any(cell.strip() for cell in row)
+    ]
 
 
 def parse_sdn_csv(sdn: bytes, alt: bytes | None = None, add: bytes | None = None) -> ParsedSnapshot:
@@ -180,49 +143,24 @@ def parse_sdn_csv(sdn: bytes, alt: bytes | None = None, add: bytes | None = None
     return ParsedSnapshot(SOURCE, records=records, warnings=warnings)
 
 
-def _local(tag: str) -> str:
-    return tag.rsplit("}", 1)[-1]
-
-
-def _child(element: ET.Element, name: str) -> ET.Element | None:
-    return next((c for c in element if _local(c.tag) == name), None)
-
-
-def _text(element: ET.Element | None, name: str) -> str:
-    found = _child(element, name) if element is not None else None
-    return (found.text or "").strip() if found is not None and found.text else ""
-
-
 def parse_sdn_xml(data: bytes) -> ParsedSnapshot:
     """SDN.XML (namespace-agnostic): the same records as the CSV set."""
-    try:
-        root = ET.fromstring(data)
-    except ET.ParseError as exc:
-        raise ValueError(f"not XML: {exc}") from None
-    if _local(root.tag) != "sdnList":
-        raise ValueError("not an OFAC SDN.XML: the root element is not sdnList")
-    published = None
-    info = _child(root, "publshInformation")
-    stamp = _text(info, "Publish_Date")
-    if stamp:
-        try:
-            published = datetime.strptime(stamp, "%m/%d/%Y").replace(tzinfo=UTC)
-        except ValueError:
-            published = None
+    root = xml_root(data, "sdnList", "an OFAC SDN.XML")
+    published = utc_midnight(parse_date(child_text(first_child(root, "publshInformation"), "Publish_Date"), "%m/%d/%Y"))
     warnings: list[str] = []
     records = []
-    for entry in (e for e in root if _local(e.tag) == "sdnEntry"):
-        uid = _text(entry, "uid")
-        name = ", ".join(p for p in (_text(entry, "lastName"), _text(entry, "firstName")) if p)
-        sdn_type = _text(entry, "sdnType")
-        program_list = _child(entry, "programList")
+    for entry in children(root, "sdnEntry"):
+        uid = child_text(entry, "uid")
+        name = ", ".join(p for p in (child_text(entry, "lastName"), child_text(entry, "firstName")) if p)
+        sdn_type = child_text(entry, "sdnType")
+        program_list = first_child(entry, "programList")
         programs = [p.text.strip() for p in program_list if p.text] if program_list is not None else []
-        aka_list = _child(entry, "akaList")
-        aliases = [_text(a, "lastName") for a in aka_list] if aka_list is not None else []
-        remarks_parts = [_text(entry, "remarks")]
-        id_list = _child(entry, "idList")
+        aka_list = first_child(entry, "akaList")
+        aliases = [child_text(a, "lastName") for a in aka_list] if aka_list is not None else []
+        remarks_parts = [child_text(entry, "remarks")]
+        id_list = first_child(entry, "idList")
         for item in id_list if id_list is not None else []:
-            id_type, number = _text(item, "idType"), _text(item, "idNumber")
+            id_type, number = child_text(item, "idType"), child_text(item, "idNumber")
             if id_type == "Vessel Registration Identification":
                 remarks_parts.append(f"Vessel Registration Identification {number}")
             elif id_type == "MMSI":
@@ -231,16 +169,16 @@ def parse_sdn_xml(data: bytes) -> ParsedSnapshot:
                 remarks_parts.append(f"Former Vessel Flag {number};")
             elif "Company Number" in id_type or id_type == "IMO Company Number":
                 remarks_parts.append(f"Company Number IMO {number}")
-        vessel = _child(entry, "vesselInfo")
+        vessel = first_child(entry, "vesselInfo")
         records.append(
             _record(
                 uid,
                 name,
                 sdn_type,
                 "".join(f"[{p}]" for p in programs),
-                _text(vessel, "vesselType"),
-                _text(vessel, "vesselFlag"),
-                _text(vessel, "vesselOwner"),
+                child_text(vessel, "vesselType"),
+                child_text(vessel, "vesselFlag"),
+                child_text(vessel, "vesselOwner"),
                 "; ".join(remarks_parts),
                 aliases,
                 warnings,

@@ -13,12 +13,12 @@ malformed IMO or date is skipped with a warning; the rest of the file loads.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
+from collections.abc import Iterator
 from datetime import date
 
 from screening.records import Inspection, ParsedSnapshot, RegisterRecord
+from screening.sources.formats import column_name_as_written, csv_rows, decode_text
 
 STORES = ("service_vessel_register", "ais_registry", "tokyo_mou_psc", "paris_mou_thetis", "apcis_tokyo_mou_history")
 PARTICULARS_COLUMNS = (
@@ -47,14 +47,14 @@ INSPECTION_COLUMNS = ("imo", "inspected_on", "port", "authority", "deficiencies"
 _IMO = re.compile(r"^\d{7}$")
 
 
-def _reader(data: bytes, register: str, required: tuple[str, ...]) -> csv.DictReader:
+def _rows(
+    data: bytes, register: str, required: tuple[str, ...], columns: tuple[str, ...]
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line, row) with every documented column present ("" when the file leaves it out)."""
     if register not in STORES:
         raise ValueError(f"unknown register store {register!r}; stores: {', '.join(STORES)}")
-    reader = csv.DictReader(io.StringIO(data.decode("utf-8-sig")))
-    missing = [c for c in required if c not in (reader.fieldnames or [])]
-    if missing:
-        raise ValueError(f"missing column(s): {', '.join(missing)}")
-    return reader
+    rows = csv_rows(decode_text(data), required=required, column_key=column_name_as_written)
+    return ((line, {column: cells.get(column, "") for column in columns}) for line, cells in rows)
 
 
 def _list(value: str) -> tuple[str, ...]:
@@ -67,10 +67,8 @@ def _int(value: str) -> int | None:
 
 
 def parse_particulars_csv(data: bytes, register: str) -> ParsedSnapshot:
-    reader = _reader(data, register, ("imo", "name"))
     records, warnings = [], []
-    for line, raw in enumerate(reader, start=2):
-        row = {k: (raw.get(k) or "").strip() for k in PARTICULARS_COLUMNS}
+    for line, row in _rows(data, register, ("imo", "name"), PARTICULARS_COLUMNS):
         if not _IMO.match(row["imo"]):
             warnings.append(f"line {line}: IMO {row['imo']!r} is not 7 digits; row skipped")
             continue
@@ -106,10 +104,8 @@ def parse_particulars_csv(data: bytes, register: str) -> ParsedSnapshot:
 
 
 def parse_inspections_csv(data: bytes, register: str) -> ParsedSnapshot:
-    reader = _reader(data, register, ("imo", "inspected_on"))
     records, warnings = [], []
-    for line, raw in enumerate(reader, start=2):
-        row = {k: (raw.get(k) or "").strip() for k in INSPECTION_COLUMNS}
+    for line, row in _rows(data, register, ("imo", "inspected_on"), INSPECTION_COLUMNS):
         detained = row["detained"].lower()
         if not _IMO.match(row["imo"]) or detained not in {"", "true", "false", "1", "0", "yes", "no"}:
             warnings.append(f"line {line}: malformed IMO or detained value; row skipped")

@@ -9,38 +9,28 @@ name) merge into one record.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
-from datetime import datetime
 
 from screening.imo import imo_check_digit_valid
 from screening.records import RECORD_ENTITY, RECORD_VESSEL, ListedRecord, ParsedSnapshot
-from screening.sources.ofac import country_code
+from screening.sources.formats import country_code, csv_rows, decode_text, parse_date
 
 SOURCE = "uk_sanctions"
 NAME_COLUMNS = ("Name 1", "Name 2", "Name 3", "Name 4", "Name 5", "Name 6")
 
 
 def _date(value: str) -> str | None:
-    for pattern in ("%d/%m/%Y", "%Y-%m-%d"):
-        try:
-            return datetime.strptime(value.strip(), pattern).date().isoformat()
-        except ValueError:
-            continue
-    return None
+    day = parse_date(value, "%d/%m/%Y", "%Y-%m-%d")
+    return day.isoformat() if day else None
 
 
 def parse_uk_csv(data: bytes) -> ParsedSnapshot:
-    text = data.decode("utf-8-sig", errors="replace")
-    lines = text.splitlines()
+    lines = decode_text(data, on_error="replace").splitlines()
     start = next((i for i, line in enumerate(lines[:5]) if "Unique ID" in line), None)
     if start is None:
         raise ValueError("not the UK Sanctions List CSV: no header row with 'Unique ID'")
-    reader = csv.DictReader(io.StringIO("\n".join(lines[start:])))
     merged: dict[str, dict] = {}
-    for raw in reader:
-        row = {k.strip(): (v or "").strip() for k, v in raw.items() if k}
+    for _line, row in csv_rows("\n".join(lines[start:]), column_key=str.strip):
         uid = row.get("Unique ID", "")
         name = " ".join(row.get(c, "") for c in NAME_COLUMNS if row.get(c, "")).strip()
         if not uid or not name:

@@ -14,34 +14,27 @@ keep their IMO, so they can match exactly.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 import xml.etree.ElementTree as ET
-from datetime import datetime
 
-from screening.imo import imo_check_digit_valid
-from screening.records import RECORD_ENTITY, RECORD_VESSEL, ListedRecord, ParsedSnapshot
-from screening.sources.ofac import country_code
+from screening.records import RECORD_ENTITY, ListedRecord, ParsedSnapshot
+from screening.sources.formats import flag_codes, iso_timestamp, read_vessel_listing, xml_root
 
 SOURCE = "un_sanctions"
 _IMO_NUMBER = re.compile(r"IMO\)?\s*(?:number|Number|NUMBER)?\s*:?\s*(\d{7})\b")
 NAME_PARTS = ("FIRST_NAME", "SECOND_NAME", "THIRD_NAME", "FOURTH_NAME")
+VESSELS_HEADER = ("name", "imo", "listed_on", "reference", "flag", "vessel_type")
 
 
 def _text(element: ET.Element, tag: str) -> str:
-    found = element.find(tag)
-    return " ".join((found.text or "").split()) if found is not None and found.text else ""
+    """The child's text with runs of white space (the list wraps long names) folded to one space."""
+    return " ".join((element.findtext(tag) or "").split())
 
 
 def _record(element: ET.Element, alias_tag: str) -> ListedRecord:
     name = " ".join(part for part in (_text(element, tag) for tag in NAME_PARTS) if part)
     aliases = tuple(
-        dict.fromkeys(
-            " ".join((alias.findtext("ALIAS_NAME") or "").split())
-            for alias in element.findall(alias_tag)
-            if (alias.findtext("ALIAS_NAME") or "").strip()
-        )
+        dict.fromkeys(_text(alias, "ALIAS_NAME") for alias in element.findall(alias_tag) if _text(alias, "ALIAS_NAME"))
     )
     original = _text(element, "NAME_ORIGINAL_SCRIPT")
     if original:
@@ -60,52 +53,30 @@ def _record(element: ET.Element, alias_tag: str) -> ListedRecord:
 
 
 def parse_consolidated_xml(data: bytes) -> ParsedSnapshot:
-    try:
-        root = ET.fromstring(data)
-    except ET.ParseError as exc:
-        raise ValueError(f"not XML: {exc}") from None
-    if root.tag != "CONSOLIDATED_LIST":
-        raise ValueError("not the UN consolidated list: the root element is not CONSOLIDATED_LIST")
+    # The UN list carries no namespace and is read by its bare tags.
+    root = xml_root(data, "CONSOLIDATED_LIST", "the UN consolidated list", any_namespace=False)
     records = [_record(e, "INDIVIDUAL_ALIAS") for e in root.iter("INDIVIDUAL")]
     records += [_record(e, "ENTITY_ALIAS") for e in root.iter("ENTITY")]
-    published = None
-    stamp = root.get("dateGenerated")
-    if stamp:
-        try:
-            published = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-        except ValueError:
-            published = None
+    published = iso_timestamp(root.get("dateGenerated"))
     return ParsedSnapshot(SOURCE, records=records, published_at=published)
 
 
+def _vessel_particulars(row: dict[str, str], imo: str) -> dict[str, object]:
+    return {
+        "source_record_id": row.get("reference") or None,
+        "programs": ("DPRK 1718",),
+        "flags": flag_codes(row.get("flag", "")),
+        "vessel_type": row.get("vessel_type") or None,
+        "dataset": "un_1718_vessels",
+    }
+
+
 def parse_1718_vessels_csv(data: bytes) -> ParsedSnapshot:
-    reader = csv.DictReader(io.StringIO(data.decode("utf-8-sig")))
-    if not reader.fieldnames or not {"name", "imo"} <= {f.strip().lower() for f in reader.fieldnames}:
-        raise ValueError("expected a CSV with the columns name, imo, listed_on, reference, flag, vessel_type")
-    records, warnings = [], []
-    for number, raw in enumerate(reader, start=2):
-        row = {k.strip().lower(): (v or "").strip() for k, v in raw.items() if k}
-        imo = re.sub(r"\D", "", row.get("imo", ""))
-        if len(imo) != 7 or not row.get("name"):
-            warnings.append(f"line {number}: skipped (needs a name and a 7-digit IMO)")
-            continue
-        if not imo_check_digit_valid(imo):
-            warnings.append(f"line {number}: IMO {imo} fails its check digit (kept as listed)")
-        flag = row.get("flag", "")
-        code = flag.upper() if len(flag) == 2 else country_code(flag) if flag else None
-        records.append(
-            ListedRecord(
-                source=SOURCE,
-                record_type=RECORD_VESSEL,
-                name=row["name"],
-                source_record_id=row.get("reference") or None,
-                imo=imo,
-                imo_check_digit_valid=imo_check_digit_valid(imo),
-                programs=("DPRK 1718",),
-                listed_on=row.get("listed_on") or None,
-                flags=(code,) if code else (),
-                vessel_type=row.get("vessel_type") or None,
-                dataset="un_1718_vessels",
-            )
-        )
+    records, warnings = read_vessel_listing(
+        data,
+        source=SOURCE,
+        expected_header=VESSELS_HEADER,
+        particulars=_vessel_particulars,
+        warn_failed_check_digit=True,
+    )
     return ParsedSnapshot(SOURCE, records=records, list_edition_label="un_1718_vessels", warnings=warnings)
