@@ -7,13 +7,12 @@ it changed, so web and worker processes agree without rebuilding per request.
 
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Count, Max
 
+from config.versioned_state import VersionedState
 from screening.index import SanctionsIndex
 from screening.ingest import record_from_json
 from screening.models import ListedEntry, SourceSnapshot
@@ -89,28 +88,14 @@ def _build(version: str) -> DataState:
     return DataState(version=version, sanctions=SanctionsIndex.build(records, version=version), sources=sources)
 
 
-_lock = threading.Lock()
-_state: DataState | None = None
-_checked_at = 0.0
+_holder: VersionedState[DataState] = VersionedState(_version, _build, CHECK_SECONDS)
 
 
 def current() -> DataState:
-    """The data state for this process, rebuilt only when the snapshots changed."""
-    global _state, _checked_at
-    now = time.monotonic()
-    if _state is not None and now - _checked_at < CHECK_SECONDS:
-        return _state
-    with _lock:
-        if _state is not None and time.monotonic() - _checked_at < CHECK_SECONDS:
-            return _state
-        version = _version()
-        if _state is None or _state.version != version:
-            _state = _build(version)
-        _checked_at = time.monotonic()
-        return _state
+    """This process's data state, rebuilt only when what it is built from changed."""
+    return _holder.current()
 
 
 def invalidate() -> None:
-    """Force the next current() to re-check the version (after a load in this process)."""
-    global _checked_at
-    _checked_at = 0.0
+    """Force the next current() to re-check (after a load in this process)."""
+    _holder.invalidate()

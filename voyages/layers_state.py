@@ -8,14 +8,13 @@ CHECK_SECONDS, so web and worker processes agree without a query per assessment.
 
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
 from django.db.models import Max
 
+from config.versioned_state import VersionedState
 from voyages.layers.eez import EezLayer
 from voyages.layers.geo import RouteInput
 from voyages.layers.piracy import PiracyLayer, incidents_from_payload
@@ -36,9 +35,6 @@ class LayerSet:
     indicators: dict[str, float]
 
 
-_lock = threading.Lock()
-_state: LayerSet | None = None
-_checked_at = 0.0
 _port_eez: EezLayer | None = None
 
 
@@ -87,21 +83,17 @@ def _build(version: object) -> LayerSet:
     )
 
 
+_holder: VersionedState[LayerSet] = VersionedState(_version, _build, CHECK_SECONDS)
+
+
 def current() -> LayerSet:
-    global _state, _checked_at
-    if _state is not None and time.monotonic() - _checked_at < CHECK_SECONDS:
-        return _state
-    with _lock:
-        version = _version()
-        if _state is None or _state.version != version:
-            _state = _build(version)
-        _checked_at = time.monotonic()
-        return _state
+    """This process's risk layers, rebuilt only when what it is built from changed."""
+    return _holder.current()
 
 
 def invalidate() -> None:
-    global _checked_at
-    _checked_at = 0.0
+    """Force the next current() to re-check (after a load in this process)."""
+    _holder.invalidate()
 
 
 def forecast_for(route: RouteInput) -> tuple[Forecast | None, bool]:

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
+from django.db import DatabaseError
+from django.db.models import QuerySet
 from rapidfuzz import fuzz, process
 
+from config.versioned_state import VersionedState
 from screening.normalize import compact, fold
 from voyages.port_aliases import PORT_ALIASES
 
@@ -169,47 +170,41 @@ def build_catalogue(extra_aliases: list[tuple[str, str]] | None = None) -> PortC
 
 
 ALIAS_CHECK_SECONDS = 5.0
-_lock = threading.Lock()
-_catalogue: PortCatalogue | None = None
-_alias_version: object = None
-_checked_at = 0.0
 
 
-def _loaded_aliases() -> tuple[object, list[tuple[str, str]]]:
-    """UN/LOCODE alias rows loaded through refresh_sources (LayerSnapshot layer 'port_aliases')."""
+def _active_aliases() -> QuerySet:
+    from voyages.models import LayerSnapshot
+
+    return LayerSnapshot.objects.filter(layer="port_aliases", status=LayerSnapshot.STATUS_ACTIVE).order_by(
+        "-loaded_at", "-id"
+    )
+
+
+def _alias_version() -> object:
+    """Which UN/LOCODE alias file is loaded (refresh_sources --unlocode-aliases); None for none."""
     try:
-        from voyages.models import LayerSnapshot
+        return _active_aliases().values_list("pk", flat=True).first()
+    except DatabaseError:  # no database yet (first migrate): the bundled names serve
+        return None
 
-        row = (
-            LayerSnapshot.objects.filter(layer="port_aliases", status=LayerSnapshot.STATUS_ACTIVE)
-            .order_by("-loaded_at", "-id")
-            .first()
-        )
-    except Exception:  # no database yet (first migrate): the bundled names serve
-        return None, []
-    if row is None:
-        return None, []
-    return row.pk, [(str(locode), str(name)) for locode, name in row.payload]
+
+def _catalogue_with_aliases(version: object) -> PortCatalogue:
+    row = _active_aliases().filter(pk=version).first() if version is not None else None
+    aliases = [(str(locode), str(name)) for locode, name in row.payload] if row is not None else []
+    return build_catalogue(aliases)
+
+
+_holder: VersionedState[PortCatalogue] = VersionedState(_alias_version, _catalogue_with_aliases, ALIAS_CHECK_SECONDS)
 
 
 def get_catalogue() -> PortCatalogue:
     """The process-wide catalogue; rebuilt when a new alias file has been loaded."""
-    global _catalogue, _alias_version, _checked_at
-    if _catalogue is not None and time.monotonic() - _checked_at < ALIAS_CHECK_SECONDS:
-        return _catalogue
-    with _lock:
-        version, aliases = _loaded_aliases()
-        if _catalogue is None or version != _alias_version:
-            _catalogue = build_catalogue(aliases)
-            _alias_version = version
-        _checked_at = time.monotonic()
-        return _catalogue
+    return _holder.current()
 
 
 def invalidate() -> None:
     """Re-check loaded aliases on the next call (after a load in this process)."""
-    global _checked_at
-    _checked_at = 0.0
+    _holder.invalidate()
 
 
 def parse_unlocode_aliases(data: bytes, catalogue: PortCatalogue) -> tuple[list[tuple[str, str]], int]:
