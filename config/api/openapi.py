@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
 ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
@@ -39,6 +39,52 @@ def error_response(status: int, description: str | None = None) -> OpenApiRespon
             },
         ),
         description=description or ERROR_DESCRIPTIONS.get(status, "Error"),
+    )
+
+
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=True,
+    description="Any string up to 255 characters, unique per distinct request; a retry under it replays.",
+)
+
+# The keyless lane's error body: the envelope plus how to use the lane and an example.
+KEYLESS_ERROR = inline_serializer(
+    name="KeylessError",
+    fields={
+        "code": serializers.CharField(),
+        "message": serializers.CharField(),
+        "request_id": serializers.CharField(),
+        "field_violations": serializers.ListField(child=serializers.DictField(), required=False),
+        "usage": serializers.DictField(),
+        "example": serializers.DictField(),
+    },
+)
+
+
+def creating_operation(
+    *,
+    operation_id: str,
+    summary: str,
+    request: Any,
+    responses: dict[int, Any],
+    metered: bool = False,
+    error_notes: dict[int, str] | None = None,
+) -> Any:
+    """@extend_schema for a creating POST: the Idempotency-Key header, and the errors every
+    creating (and, when `metered`, every charging) operation can return, added by the hook."""
+    documented = dict(responses)
+    for status, note in (error_notes or {}).items():
+        documented[status] = error_response(status, note)
+    return extend_schema(
+        operation_id=operation_id,
+        summary=summary,
+        request=request,
+        parameters=[IDEMPOTENCY_KEY],
+        responses=documented,
+        extensions={"x-metered": True} if metered else None,
     )
 
 
@@ -86,9 +132,15 @@ def add_shared_components(result: dict[str, Any], generator: Any, request: Any, 
                 continue
             responses = operation["responses"]
             keyed = bool(operation.get("security")) and any("BearerKey" in s for s in operation["security"])
-            common = [404, 500] + ([401, 403, 429] if keyed else [])
+            common = [404, 500] + ([401, 403, 429, 503] if keyed else [])
             if method in {"post", "put", "patch"}:
                 common += [400, 413, 415, 422]
+            if any(p.get("name") == "Idempotency-Key" for p in operation.get("parameters", [])):
+                common += [409]
+            if operation.pop("x-metered", False):
+                common += [402]
+            if any(p.get("in") == "query" for p in operation.get("parameters", [])):
+                common += [422]
             for status in common:
                 responses.setdefault(str(status), {"description": ERROR_DESCRIPTIONS[status]})
             for status, response in responses.items():

@@ -9,21 +9,11 @@ from accounts import ratelimit
 from accounts.api.base import KeylessAPIView
 from config.api.clientip import client_ip
 from config.api.errors import request_id_of
+from config.api.openapi import KEYLESS_ERROR
 from config.api.responses import json_bytes_response
 from screening import keyless
 from screening.imo import InvalidImoPath, parse_keyless_imo
 from screening.verdict import Verdict
-
-_KEYLESS_ERROR = inline_serializer(
-    name="KeylessError",
-    fields={
-        "code": serializers.CharField(),
-        "message": serializers.CharField(),
-        "request_id": serializers.CharField(),
-        "usage": serializers.DictField(),
-        "example": serializers.DictField(),
-    },
-)
 
 _CHECK = inline_serializer(
     name="VesselCheck",
@@ -85,12 +75,12 @@ class VesselCheckView(KeylessAPIView):
         responses={
             200: _CHECK,
             400: OpenApiResponse(
-                _KEYLESS_ERROR, description="invalid_imo: not exactly one 7-digit number (not counted)"
+                KEYLESS_ERROR, description="invalid_imo: not exactly one 7-digit number (not counted)"
             ),
             429: OpenApiResponse(
-                _KEYLESS_ERROR, description="rate_limit_exceeded (hourly, burst or monthly sample) or concurrency_limit"
+                KEYLESS_ERROR, description="rate_limit_exceeded (hourly, burst or monthly sample) or concurrency_limit"
             ),
-            503: OpenApiResponse(_KEYLESS_ERROR, description="keyless_busy (not counted) or keyless_paused"),
+            503: OpenApiResponse(KEYLESS_ERROR, description="keyless_busy (not counted) or keyless_paused"),
         },
     )
     def get(self, request, imo: str):  # type: ignore[no-untyped-def]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 
 from accounts.api.base import KeyedAPIView
 from accounts.idempotency import claim_of, idempotent
 from config.api.fields import StrictBooleanField, StrictStringField
 from config.api.filters import read_filters
-from config.api.openapi import error_response
+from config.api.openapi import creating_operation
 from config.api.responses import json_bytes_response, to_json_bytes
 from screening import selectors, services
 from screening.api.schema import ScreeningListSchema, ScreeningRecordSchema
@@ -26,20 +26,14 @@ class ScreeningInput(serializers.Serializer):
 class ScreeningCollectionView(KeyedAPIView):
     required_scope = "vessel:screen"
 
-    @extend_schema(
+    @creating_operation(
         operation_id="create_screening",
         summary="Screen a hull by IMO number",
         request=ScreeningInput,
-        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=True)],
         responses={
-            201: OpenApiResponse(ScreeningRecordSchema, description="The screening record (quota headers attached)."),
-            400: error_response(400),
-            402: error_response(402),
-            409: error_response(409),
-            422: error_response(422),
-            429: error_response(429),
-            503: error_response(503),
+            201: OpenApiResponse(ScreeningRecordSchema, description="The screening record (quota headers attached).")
         },
+        metered=True,
     )
     @idempotent
     def post(self, request):  # type: ignore[no-untyped-def]
@@ -60,7 +54,7 @@ class ScreeningCollectionView(KeyedAPIView):
         operation_id="list_screenings",
         summary="List screening records (newest first)",
         parameters=[ScreeningFilter],
-        responses={200: ScreeningListSchema, 422: error_response(422)},
+        responses={200: ScreeningListSchema},
     )
     def get(self, request):  # type: ignore[no-untyped-def]
         filters = read_filters(ScreeningFilter, request.query_params)
@@ -73,7 +67,7 @@ class ScreeningDetailView(KeyedAPIView):
     @extend_schema(
         operation_id="get_screening",
         summary="A screening record with superseded_by and the live resolution",
-        responses={200: ScreeningRecordSchema, 404: error_response(404)},
+        responses={200: ScreeningRecordSchema},
     )
     def get(self, request, screening_id: str):  # type: ignore[no-untyped-def]
         return json_bytes_response(selectors.screening_detail(request.auth, screening_id))

@@ -8,6 +8,7 @@ from rest_framework import serializers
 from accounts.api.base import KeylessAPIView
 from config.api.clientip import client_ip
 from config.api.errors import request_id_of
+from config.api.openapi import KEYLESS_ERROR
 from config.api.responses import json_bytes_response
 from screening import keyless
 from voyages.ports import DEFAULT_LIMIT, MAX_LIMIT, get_catalogue
@@ -26,17 +27,6 @@ _PORT = inline_serializer(
             choices=["exact_locode", "exact_name", "prefix", "word", "similar"],
             help_text="Only exact_locode and exact_name may be auto-selected; weaker matches are shown to a person.",
         ),
-    },
-)
-_KEYLESS_ERROR = inline_serializer(
-    name="KeylessPortError",
-    fields={
-        "code": serializers.CharField(),
-        "message": serializers.CharField(),
-        "request_id": serializers.CharField(),
-        "field_violations": serializers.ListField(child=serializers.DictField(), required=False),
-        "usage": serializers.DictField(),
-        "example": serializers.DictField(),
     },
 )
 
@@ -60,10 +50,10 @@ class PortLookupView(KeylessAPIView):
         responses={
             200: inline_serializer(name="PortList", fields={"ports": serializers.ListField(child=_PORT)}),
             422: OpenApiResponse(
-                _KEYLESS_ERROR, description="validation_failed: empty query or bad limit (not counted)"
+                KEYLESS_ERROR, description="validation_failed: empty query or bad limit (not counted)"
             ),
-            429: OpenApiResponse(_KEYLESS_ERROR, description="rate_limit_exceeded (hourly or burst)"),
-            503: OpenApiResponse(_KEYLESS_ERROR, description="keyless_paused"),
+            429: OpenApiResponse(KEYLESS_ERROR, description="rate_limit_exceeded (hourly or burst)"),
+            503: OpenApiResponse(KEYLESS_ERROR, description="keyless_paused"),
         },
     )
     def get(self, request):  # type: ignore[no-untyped-def]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 
 from accounts import concurrency, quota
 from accounts.api.base import KeyedAPIView
 from accounts.idempotency import claim_of, idempotent
 from config.api.errors import FieldViolation
-from config.api.openapi import error_response
+from config.api.openapi import creating_operation
 from config.api.responses import json_bytes_response
 from voyages import batches, selectors, services
 from voyages.api.schema import (
@@ -24,20 +24,13 @@ from voyages.requests import parse_route_request
 class VoyageAssessmentCollectionView(KeyedAPIView):
     required_scope = "voyage:score"
 
-    @extend_schema(
+    @creating_operation(
         operation_id="create_voyage_assessment",
         summary="Assess the risk of a voyage between two ports",
         request=AssessmentRequestSchema,
-        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=True)],
-        responses={
-            201: OpenApiResponse(AssessmentSchema, description="The assessment (quota headers attached)."),
-            400: error_response(400),
-            402: error_response(402),
-            409: error_response(409),
-            422: error_response(422, "validation_failed (unknown LOCODE, bad via point, …) or route_not_found"),
-            429: error_response(429),
-            503: error_response(503),
-        },
+        responses={201: OpenApiResponse(AssessmentSchema, description="The assessment (quota headers attached).")},
+        metered=True,
+        error_notes={422: "validation_failed (unknown LOCODE, bad via point, …) or route_not_found"},
     )
     @idempotent
     def post(self, request):  # type: ignore[no-untyped-def]
@@ -63,7 +56,7 @@ class VoyageAssessmentDetailView(KeyedAPIView):
     @extend_schema(
         operation_id="get_voyage_assessment",
         summary="The stored assessment, byte-for-byte, until expires_at",
-        responses={200: AssessmentSchema, 404: error_response(404)},
+        responses={200: AssessmentSchema},
     )
     def get(self, request, assessment_id: str):  # type: ignore[no-untyped-def]
         return json_bytes_response(selectors.assessment_body(request.auth, assessment_id))
@@ -72,19 +65,12 @@ class VoyageAssessmentDetailView(KeyedAPIView):
 class VoyageBatchCollectionView(KeyedAPIView):
     required_scope = "voyage:score"
 
-    @extend_schema(
+    @creating_operation(
         operation_id="create_voyage_assessment_batch",
         summary="Assess up to 10 routes asynchronously",
         request=BatchRequestSchema,
-        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=True)],
-        responses={
-            202: BatchSchema,
-            400: error_response(400),
-            402: error_response(402),
-            409: error_response(409),
-            422: error_response(422),
-            429: error_response(429),
-        },
+        responses={202: BatchSchema},
+        metered=True,
     )
     @idempotent
     def post(self, request):  # type: ignore[no-untyped-def]
@@ -102,7 +88,7 @@ class VoyageBatchDetailView(KeyedAPIView):
     @extend_schema(
         operation_id="get_voyage_assessment_batch",
         summary="Poll a batch until completed, partial or failed",
-        responses={200: BatchSchema, 404: error_response(404)},
+        responses={200: BatchSchema},
     )
     def get(self, request, batch_id: str):  # type: ignore[no-untyped-def]
         return json_bytes_response(selectors.batch_detail(request.auth, batch_id))
@@ -114,7 +100,7 @@ class VoyageBatchItemsView(KeyedAPIView):
     @extend_schema(
         operation_id="list_voyage_assessment_batch_items",
         summary="The batch's items and results",
-        responses={200: BatchItemsSchema, 404: error_response(404)},
+        responses={200: BatchItemsSchema},
     )
     def get(self, request, batch_id: str):  # type: ignore[no-untyped-def]
         return json_bytes_response(selectors.batch_items(request.auth, batch_id))
