@@ -47,4 +47,12 @@ def readyz(request: HttpRequest) -> JsonResponse:
         checks.append(_check("redis", _cache))
     checks.append(_check("broker", _broker))
     ready = all(check["ok"] for check in checks)
-    return JsonResponse({"status": "ready" if ready else "not_ready", "checks": checks}, status=200 if ready else 503)
+    body = {"status": "ready" if ready else "not_ready", "checks": checks, "access_log": _access_log()}
+    return JsonResponse(body, status=200 if ready else 503)
+
+
+def _access_log() -> dict:
+    """This process's access-log backlog (informational: it never changes readiness)."""
+    from accounts import access_log
+
+    return access_log.stats()

@@ -320,6 +320,9 @@ if IS_PRODUCTION:
 SERVICE_POOL_SIZE = env_int("SERVICE_POOL_SIZE", 64)
 # Access-log entries are written by a background thread in batches ("async") or inline ("sync").
 ACCESS_LOG_MODE = env_str("ACCESS_LOG_MODE", "async")
+# Entries waiting for the database (kept through an outage, per process); past this the oldest
+# are dropped and counted (/readyz "access_log": pending, dropped, rejected).
+ACCESS_LOG_MAX_PENDING = env_int("ACCESS_LOG_MAX_PENDING", 100_000)
 # How long a same-key request waits for the original before 409 idempotency_in_progress.
 IDEMPOTENCY_JOIN_HOLD_SECONDS = env_int("IDEMPOTENCY_JOIN_HOLD_SECONDS", 30)
 

@@ -18,6 +18,9 @@ def test_readyz_checks_the_database_and_broker(client):
     assert {"database", "broker"} <= names
     assert response.status_code == 200, body
     assert body["status"] == "ready"
+    # This process's access-log backlog: informational, it never changes readiness.
+    assert set(body["access_log"]) == {"pending", "dropped", "rejected"}
+    assert all(isinstance(value, int) for value in body["access_log"].values())
 
 
 def test_readyz_is_503_when_a_dependency_is_unreachable(client, settings, monkeypatch):
