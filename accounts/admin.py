@@ -1,11 +1,11 @@
-"""Back office: accounts, keys (revoke; the secret is never shown), switches, access log."""
+"""Back office: accounts and keys (revoke; the secret is never shown)."""
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from accounts.models import AccessLogEntry, Account, ApiKey, QuotaCounter, ServiceSwitches
+from accounts.models import Account, ApiKey
 from accounts.services import revoke_key
 
 
@@ -62,35 +62,3 @@ class ApiKeyAdmin(admin.ModelAdmin):
         for key in queryset:
             revoke_key(key)
         messages.success(request, f"Revoked {queryset.count()} key(s) at {timezone.now():%Y-%m-%d %H:%M:%S} UTC.")
-
-
-@admin.register(ServiceSwitches)
-class ServiceSwitchesAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "api_paused", "keyless_paused", "updated_at")
-
-    def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
-        return not ServiceSwitches.objects.exists()
-
-
-@admin.register(QuotaCounter)
-class QuotaCounterAdmin(admin.ModelAdmin):
-    list_display = ("account", "environment", "kind", "period", "used")
-    list_filter = ("environment", "kind")
-    search_fields = ("account__email",)
-
-
-@admin.register(AccessLogEntry)
-class AccessLogEntryAdmin(admin.ModelAdmin):
-    list_display = ("at", "account", "environment", "method", "path", "status", "code", "key_prefix", "duration_ms")
-    list_filter = ("environment", "status", "method")
-    search_fields = ("request_id", "path", "account__email")
-    date_hierarchy = "at"
-
-    def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
-        return False

@@ -6,4 +6,4 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from accounts import auth, schema, switches  # noqa: F401  (signal receivers, schema extension)
+        from accounts import auth, schema  # noqa: F401  (signal receivers, schema extension)

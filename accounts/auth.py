@@ -20,11 +20,12 @@ from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.permissions import BasePermission
 
-from accounts import keys, ratelimit
+from accounts import keys
 from accounts.models import ENTITLEMENT_ACTIVE, ENV_LIVE, Account, ApiKey
-from accounts.switches import current_switches
 from config.api.clientip import client_ip
 from config.api.errors import ApiError
+from metering import ratelimit
+from metering.switches import current_switches
 
 KEY_CACHE_SECONDS = 30
 # Read with the key row (and cached with it) so a keyed request needs no account query.

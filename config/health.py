@@ -53,6 +53,6 @@ def readyz(request: HttpRequest) -> JsonResponse:
 
 def _access_log() -> dict:
     """This process's access-log backlog (informational: it never changes readiness)."""
-    from accounts import access_log
+    from metering import access_log
 
     return access_log.stats()

@@ -7,7 +7,7 @@ from config.health import healthz, readyz
 api_v1 = [
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs", SpectacularRedocView.as_view(url_name="openapi"), name="api-docs"),
-    path("", include("accounts.api.urls")),
+    path("", include("metering.api.urls")),
     path("", include("screening.api.urls")),
     path("", include("voyages.api.urls")),
 ]

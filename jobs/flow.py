@@ -33,7 +33,6 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from accounts import quota
 from accounts.models import Account
 from config.api.errors import ApiError
 from config.api.responses import to_json_bytes
@@ -41,6 +40,7 @@ from config.api.timefmt import rfc3339
 from jobs.kinds import JobKind
 from jobs.models import Job, JobItem
 from jobs.tasks import run_job_item
+from metering import quota
 from webhooks.events import emit
 
 logger = logging.getLogger("service.jobs")

@@ -25,7 +25,7 @@ class JobKind:
 
     name: the kind's name, in task messages and in its event type (`<name>.completed`).
     job_model / item_model: the concrete Job and JobItem (the item's JOB_FIELD names its job).
-    quota_kind: the allowance an accepted item reserves one unit of (accounts.quota.KIND_*).
+    quota_kind: the allowance an accepted item reserves one unit of (metering.quota.KIND_*).
     run_item: does one claimed item's work. It must call `run.succeeded(**result_fields)` inside
         the transaction that writes the item's result (pass `charged=False` when the result came
         back uncharged: the reserved unit is refunded with it), or raise ApiError for a failed

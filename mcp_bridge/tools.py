@@ -98,7 +98,7 @@ def screen_vessel_sync(
 
     from django.utils import timezone
 
-    from accounts import access_log
+    from metering import access_log
     from screening import services
 
     started = time.perf_counter()

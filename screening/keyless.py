@@ -27,10 +27,10 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from accounts import concurrency, ratelimit, shared_state
-from accounts.quota import next_month_start
-from accounts.switches import current_switches
 from config.api.timefmt import rfc3339
+from metering import concurrency, ratelimit, shared_state
+from metering.quota import next_month_start
+from metering.switches import current_switches
 from screening import datastate, engine
 from screening.identity import STORES
 from screening.imo import imo_check_digit_valid

@@ -6,8 +6,8 @@ from datetime import datetime
 
 from django.conf import settings
 
-from accounts.quota import PaceProjection, QuotaState
 from config.api.timefmt import rfc3339
+from metering.quota import PaceProjection, QuotaState
 
 
 def _docs(code: str) -> str:

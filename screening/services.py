@@ -11,12 +11,12 @@ from django.db import transaction
 from django.db.models import Subquery
 from django.utils import timezone
 
-from accounts import concurrency, pace, quota
 from accounts.models import Account
 from config.api.errors import FieldViolation
 from config.api.ids import new_id
 from config.api.responses import to_json_bytes
 from config.api.timefmt import rfc3339
+from metering import concurrency, pace, quota
 from screening import engine, notices, resolution
 from screening.imo import ImoInputError, parse_screening_imo
 from screening.models import FollowUp, Screening

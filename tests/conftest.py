@@ -22,7 +22,7 @@ def _fresh_shared_state():
     """Rate windows, slots and caches start empty in every test (Redis included)."""
     from django.core.cache import cache
 
-    from accounts import concurrency, ratelimit, switches
+    from metering import concurrency, ratelimit, switches
 
     cache.clear()
     switches.forget_cached()

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from accounts import quota
 from accounts.models import ENV_LIVE, Account
 from config.api.errors import FieldViolation
 from jobs import flow, kinds
@@ -30,6 +29,7 @@ from jobs.flow import (  # noqa: F401  (the voyage batch names of the flow's out
     LeaseLost,
     SweepReport,
 )
+from metering import quota
 from voyages import selectors
 from voyages.models import VoyageBatch, VoyageBatchItem
 from voyages.requests import parse_route_request

@@ -100,7 +100,7 @@ def backing_service_down(exc: BaseException) -> bool:
     from django.db import InterfaceError, OperationalError
     from kombu.exceptions import OperationalError as BrokerError
 
-    from accounts.shared_state import redis_unavailable
+    from metering.shared_state import redis_unavailable
 
     return isinstance(exc, (OperationalError, InterfaceError, BrokerError)) or redis_unavailable(exc)
 

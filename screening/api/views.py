@@ -6,11 +6,11 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 
 from accounts.api.base import KeyedAPIView
-from accounts.idempotency import claim_of, idempotent
 from config.api.fields import StrictBooleanField, StrictStringField
 from config.api.filters import read_filters
 from config.api.openapi import creating_operation
 from config.api.responses import json_bytes_response, to_json_bytes
+from metering.idempotency import claim_of, idempotent
 from screening import selectors, services
 from screening.api.schema import ScreeningListSchema, ScreeningRecordSchema
 from screening.selectors import ScreeningFilter

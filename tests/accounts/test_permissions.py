@@ -2,7 +2,7 @@
 
 import pytest
 
-from accounts.switches import set_switches
+from metering.switches import set_switches
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.accounts.urls")]
 
@@ -70,7 +70,7 @@ def test_api_pause_answers_503_with_retry_after_and_charges_nothing(client, issu
     assert response.status_code == 503
     assert response.json()["code"] == "api_paused"
     assert response["Retry-After"] == "120"
-    from accounts.models import IdempotencyRecord, QuotaCounter
+    from metering.models import IdempotencyRecord, QuotaCounter
 
     assert not QuotaCounter.objects.filter(used__gt=0).exists()
     assert not IdempotencyRecord.objects.exists()

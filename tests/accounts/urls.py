@@ -6,11 +6,11 @@ from django.db import transaction
 from django.urls import include, path
 from rest_framework import serializers
 
-from accounts import concurrency, quota
 from accounts.api.base import KeyedAPIView
-from accounts.idempotency import idempotent
 from config.api.ids import new_id
 from config.api.responses import json_bytes_response
+from metering import concurrency, quota
+from metering.idempotency import idempotent
 
 release_slow = threading.Event()
 

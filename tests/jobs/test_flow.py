@@ -16,12 +16,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from accounts import quota
-from accounts.models import QuotaCounter
 from accounts.services import issue_key
 from config.api.errors import ApiError
 from jobs import flow
 from jobs.models import Job, JobItem
+from metering import quota
+from metering.models import QuotaCounter
 from voyages import batches
 from voyages.models import VoyageAssessment, VoyageBatch, VoyageBatchItem
 from webhooks.models import Event

@@ -133,7 +133,7 @@ def test_screen_vessel_without_a_key_is_refused_with_the_rest_code(world):
 
 
 def test_screen_vessel_with_a_key_screens_and_meters_like_rest(world, issue_key):
-    from accounts.models import QuotaCounter
+    from metering.models import QuotaCounter
 
     key = issue_key("test")
     result = _tool("screen_vessel", {"imo": demo.GREEN_CLEAN}, {"authorization": f"Bearer {key}"})
@@ -144,7 +144,7 @@ def test_screen_vessel_with_a_key_screens_and_meters_like_rest(world, issue_key)
 
 
 def test_a_keyed_tool_call_is_in_the_access_log(world, issue_key, settings):
-    from accounts.models import AccessLogEntry
+    from metering.models import AccessLogEntry
 
     settings.ACCESS_LOG_MODE = "sync"
     key = issue_key("test")

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from accounts.models import QuotaCounter
+from metering.models import QuotaCounter
 
 pytestmark = pytest.mark.django_db
 _keys = itertools.count()

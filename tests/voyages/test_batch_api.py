@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from accounts.models import IdempotencyRecord, QuotaCounter
+from metering.models import IdempotencyRecord, QuotaCounter
 from voyages.models import VoyageAssessment, VoyageBatch
 
 pytestmark = pytest.mark.django_db

@@ -13,9 +13,9 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from accounts import quota
-from accounts.models import QuotaCounter
 from accounts.services import issue_key
+from metering import quota
+from metering.models import QuotaCounter
 from voyages import batches
 from voyages.models import VoyageAssessment, VoyageBatch, VoyageBatchItem
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from accounts.models import QuotaCounter
+from metering.models import QuotaCounter
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parent.parent.parent

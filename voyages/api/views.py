@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 
-from accounts import concurrency, quota
 from accounts.api.base import KeyedAPIView
-from accounts.idempotency import claim_of, idempotent
 from config.api.errors import FieldViolation
 from config.api.openapi import creating_operation
 from config.api.responses import json_bytes_response
+from metering import concurrency, quota
+from metering.idempotency import claim_of, idempotent
 from voyages import batches, selectors, services
 from voyages.api.schema import (
     AssessmentRequestSchema,

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from accounts.models import QuotaCounter
+from metering.models import QuotaCounter
 from screening import datastate, demo, services
 from screening.ingest import load_snapshot
 from screening.models import FollowUp, Screening

@@ -5,8 +5,8 @@ import threading
 import pytest
 from django.test import Client
 
-from accounts import concurrency
-from accounts.switches import set_switches
+from metering import concurrency
+from metering.switches import set_switches
 from screening import demo, keyless
 
 pytestmark = pytest.mark.django_db
@@ -163,7 +163,7 @@ def test_an_address_used_as_a_feed_is_held_to_a_monthly_sample(demo_world, clien
     assert "/signup" in refused.json()["message"]
     from django.utils import timezone
 
-    from accounts.quota import next_month_start
+    from metering.quota import next_month_start
 
     assert int(refused["X-RateLimit-Reset"]) == int(next_month_start(timezone.now()).timestamp())
     assert check(client, demo.GREEN_CLEAN, ip="203.0.113.78").status_code == 200

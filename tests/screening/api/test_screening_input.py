@@ -2,7 +2,8 @@
 
 import pytest
 
-from accounts.models import Account, QuotaCounter
+from accounts.models import Account
+from metering.models import QuotaCounter
 from screening import demo
 
 pytestmark = pytest.mark.django_db

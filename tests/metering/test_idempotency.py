@@ -6,7 +6,7 @@ import time
 import pytest
 from django.test import Client
 
-from accounts.models import IdempotencyRecord, QuotaCounter
+from metering.models import IdempotencyRecord, QuotaCounter
 from tests.accounts import urls as test_urls
 
 pytestmark = [pytest.mark.urls("tests.accounts.urls")]
@@ -102,8 +102,8 @@ def test_expired_keys_are_purged():
 
     from django.utils import timezone
 
-    from accounts.idempotency import purge_expired
     from accounts.models import Account
+    from metering.idempotency import purge_expired
 
     account = Account.objects.create(email="p@example.com")
     IdempotencyRecord.objects.create(
@@ -170,8 +170,8 @@ def test_a_join_that_outlasts_the_hold_is_409_in_progress(issue_key, keyed, sett
 
 @pytest.mark.django_db(transaction=True)
 def test_shutdown_releases_keys_this_process_still_holds(issue_key, keyed):
-    from accounts import idempotency
     from accounts.models import Account
+    from metering import idempotency
 
     issue_key(email="s@example.com")
     account = Account.objects.get(email="s@example.com")

@@ -6,8 +6,8 @@ import time
 import pytest
 from django.test import Client
 
-from accounts import concurrency
 from config.api.errors import ApiError
+from metering import concurrency
 from tests.accounts import urls as test_urls
 
 pytestmark = [pytest.mark.urls("tests.accounts.urls")]

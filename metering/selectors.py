@@ -6,12 +6,12 @@ from typing import Any
 
 from rest_framework import serializers
 
-from accounts import access_log
-from accounts.models import AccessLogEntry
 from accounts.tenancy import Owner
 from config.api.filters import ListFilter, QueryTimestampField
 from config.api.pagination import paginate
 from config.api.timefmt import rfc3339
+from metering import access_log
+from metering.models import AccessLogEntry
 
 
 class AccessLogFilter(ListFilter):

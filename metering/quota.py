@@ -15,9 +15,10 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from accounts.models import ENV_LIVE, ENV_TEST, Account, MeteringEvent, QuotaCounter
+from accounts.models import ENV_LIVE, ENV_TEST, Account
 from config.api.errors import ApiError
 from config.api.timefmt import rfc3339
+from metering.models import MeteringEvent, QuotaCounter
 
 KIND_SCREENING = "screening"
 KIND_ASSESSMENT = "assessment"

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from accounts.shared_state import note_fallback, process_lock, redis_client, redis_unavailable
 from config.api.errors import ApiError
+from metering.shared_state import note_fallback, process_lock, redis_client, redis_unavailable
 
 logger = logging.getLogger("service.concurrency")
 

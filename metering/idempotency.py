@@ -39,8 +39,8 @@ from django.db import DatabaseError, IntegrityError, close_old_connections, conn
 from django.http import HttpResponse
 from django.utils import timezone
 
-from accounts.models import IdempotencyRecord
 from config.api.errors import ApiError
+from metering.models import IdempotencyRecord
 
 RETENTION = timedelta(hours=24)
 STALE_CLAIM = timedelta(minutes=2)

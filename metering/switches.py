@@ -13,7 +13,7 @@ from django.core.cache import cache
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from accounts.models import ServiceSwitches
+from metering.models import ServiceSwitches
 
 _CACHE_KEY = "service-switches"
 _CACHE_SECONDS = 5

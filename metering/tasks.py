@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from accounts import access_log, idempotency
+from metering import access_log, idempotency
 
 
 @shared_task(name="accounts.purge_idempotency_keys")

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from accounts.api.views import AccessLogView, UsageView
+from metering.api.views import AccessLogView, UsageView
 
 urlpatterns = [
     path("usage", UsageView.as_view(), name="usage"),

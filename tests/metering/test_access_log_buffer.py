@@ -11,10 +11,11 @@ import logging
 import pytest
 from django.utils import timezone
 
-from accounts import access_log
-from accounts.access_log import Backlog
-from accounts.models import AccessLogEntry, Account
+from accounts.models import Account
 from config.api.ids import new_id
+from metering import access_log
+from metering.access_log import Backlog
+from metering.models import AccessLogEntry
 
 pytestmark = pytest.mark.django_db
 

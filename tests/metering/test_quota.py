@@ -5,8 +5,9 @@ from datetime import date, timedelta
 import pytest
 from django.utils import timezone
 
-from accounts import quota
-from accounts.models import Account, MeteringEvent, QuotaCounter
+from accounts.models import Account
+from metering import quota
+from metering.models import MeteringEvent, QuotaCounter
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.accounts.urls")]
 
@@ -185,7 +186,7 @@ def test_quota_pace_is_quiet_once_the_warning_applies():
 def test_the_allowance_table_grants_every_kind_and_environment_for_any_opening_date():
     from datetime import date, timedelta
 
-    from accounts import quota
+    from metering import quota
 
     start = date(2024, 1, 1)
     for offset in range(0, 1200, 3):

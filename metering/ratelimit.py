@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from functools import cache
 
-from accounts.shared_state import note_fallback, redis_client, redis_unavailable
+from metering.shared_state import note_fallback, redis_client, redis_unavailable
 
 KEY_RATE = "120/minute"
 _UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}

@@ -5,12 +5,12 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 
-from accounts import concurrency, quota, selectors
 from accounts.api.base import KeyedAPIView
-from accounts.ratelimit import KEY_RATE
-from accounts.selectors import AccessLogFilter
 from config.api.filters import read_filters
 from config.api.responses import json_bytes_response
+from metering import concurrency, quota, selectors
+from metering.ratelimit import KEY_RATE
+from metering.selectors import AccessLogFilter
 
 _COUNTER = inline_serializer(
     name="UsageCounter",

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
-from accounts import access_log
 from config.api.clientip import client_ip
+from metering import access_log
 
 
 class KeyedResponseMiddleware:

@@ -5,8 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from accounts import pace
-from accounts.models import Account, MeteringEvent
+from accounts.models import Account
+from metering import pace
+from metering.models import MeteringEvent
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,9 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from accounts.models import PLAN_FREE, Account, MeteringEvent
+from accounts.models import PLAN_FREE, Account
 from config.api.errors import ApiError
+from metering.models import MeteringEvent
 
 BURST_LIMIT = 250
 BURST_WINDOW = timedelta(minutes=10)
