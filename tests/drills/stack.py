@@ -295,6 +295,12 @@ class DrillStack:
         except requests.RequestException:
             return False
 
+    def _ready(self) -> bool:
+        try:
+            return requests.get(f"{self.url}/readyz", timeout=5).status_code == 200
+        except requests.RequestException:
+            return False
+
     def start_worker(self, *extra: str) -> subprocess.Popen:
         worker = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "--loglevel=WARNING",
@@ -339,6 +345,9 @@ class DrillStack:
         if self.server is None or self.server.poll() is not None:
             self.start_server()
         _wait(self._healthy, 60, "gunicorn")
+        # After an outage the app's connection pool reconnects with backoff: a drill starts only
+        # once the app reaches its database, cache and broker again.
+        _wait(self._ready, 90, "gunicorn readiness (database, Redis, broker)")
 
     def destroy(self) -> None:
         self.gate.shutdown()
