@@ -365,3 +365,4 @@ class DrillStack:
                 self.server.kill()
         self.redis.destroy()
         self.postgres.destroy()
+        shutil.rmtree(self.folder, ignore_errors=True)  # the cluster's files: tens of MB per session
