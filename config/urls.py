@@ -10,6 +10,7 @@ api_v1 = [
     path("", include("metering.api.urls")),
     path("", include("screening.api.urls")),
     path("", include("voyages.api.urls")),
+    path("", include("webhooks.api.urls")),
 ]
 
 urlpatterns = [

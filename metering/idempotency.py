@@ -81,10 +81,11 @@ class Claim:
         transaction.on_commit(committed)
 
     def completes(self, status: int) -> Callable[[Any], None]:
-        """A service's `in_transaction` hook for an issued result carrying `.body` and `.quota`."""
+        """A service's `in_transaction` hook for a result carrying `.body` (and `.quota` when metered)."""
 
         def complete(issued: Any) -> None:
-            self.complete(status, issued.body, issued.quota.headers())
+            quota = getattr(issued, "quota", None)
+            self.complete(status, issued.body, quota.headers() if quota is not None else {})
 
         return complete
 
