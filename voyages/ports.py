@@ -5,13 +5,24 @@ when a sea-lane node lies within MAX_PORT_SNAP_NM of it by a straight leg over w
 land mask; the first few nm may touch the shore), so every code returned is routable and no
 leg to reach it crosses land.
 
+The bundled rows pass through voyages.port_corrections first (coordinates, names, countries
+and duplicate rows corrected by facts written there); `country` is the country's proper name.
+Names a port carries on a second bundled row, and the names of rows merged into it, become
+searchable names of that port like the official local and former names of port_aliases.
+
 Lookup ranking (match_score 0-100, best first; README "Port lookup"):
     exact_locode   100  the query is the code (spaces ignored, any case)        auto-selectable
-    exact_name      95  the port's name, or an official local/former name that   auto-selectable
-                        belongs to no other port (spacing and accents ignored)
-    prefix          80  a name starts with the query (longer names rank lower)   shown to a person
+    exact_name      95  a name (the port's own, or an official local/former      auto-selectable
+                        name) that no other catalogue port holds (spacing,
+                        punctuation, accents ignored; "St"/"St." read as "Saint")
+    prefix          85  a name several ports share (Portland, Victoria, St       shown to a person
+                        Petersburg): never auto-selected
+    prefix       71-80  a name starts with the query (longer names rank lower)   shown to a person
     word            70  the query is a whole word of a name                      shown to a person
     similar     40-69   rapidfuzz similarity of at least 80                      shown to a person
+Equal scores rank by the port's weight in the bundled data (the number of trading-partner
+countries it lists, plus one for a port marked as a main port), then name, then code: of the
+ports named Portland, Portland (Maine), with its listed trade, comes before Portland, Victoria.
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ from rapidfuzz import fuzz, process
 
 from config.versioned_state import VersionedState
 from screening.normalize import compact, fold
+from voyages import port_corrections
 from voyages.port_aliases import PORT_ALIASES
 
 MAX_PORT_SNAP_NM = 150.0
@@ -55,6 +67,7 @@ class Port:
     lat: float
     lon: float
     node: int = field(default=-1, compare=False)  # nearest sea-lane node
+    weight: int = field(default=0, compare=False)  # trading-partner countries listed (+1 for a main port)
 
     def as_dict(self) -> dict:
         return {
@@ -74,6 +87,18 @@ class PortMatch:
     match_type: str
 
 
+_SAINT = {"ST": "SAINT", "STE": "SAINTE"}
+
+
+def _folded(text: str) -> str:
+    """fold(), with "St"/"St." and "Ste" read as "Saint"/"Sainte" (St Petersburg = Saint Petersburg)."""
+    return " ".join(_SAINT.get(word, word) for word in fold(text).split())
+
+
+def _compact(text: str) -> str:
+    return _folded(text).replace(" ", "")
+
+
 class PortCatalogue:
     def __init__(self, ports: list[Port], aliases: list[tuple[str, str]]) -> None:
         self.ports = ports
@@ -82,11 +107,11 @@ class PortCatalogue:
         # (folded name, compact name, port index, is the port's own name)
         self._names: list[tuple[str, str, int, bool]] = []
         for position, port in enumerate(ports):
-            self._names.append((fold(port.name), compact(port.name), position, True))
+            self._names.append((_folded(port.name), _compact(port.name), position, True))
         index_of = {p.locode: i for i, p in enumerate(ports)}
         for locode, alias in aliases:
-            if locode in index_of:
-                self._names.append((fold(alias), compact(alias), index_of[locode], False))
+            if locode in index_of and _compact(alias):
+                self._names.append((_folded(alias), _compact(alias), index_of[locode], False))
         owners: dict[str, set[int]] = {}
         for _, packed, position, _own in self._names:
             owners.setdefault(packed, set()).add(position)
@@ -113,11 +138,12 @@ class PortCatalogue:
             port = self._by_code.get((code.group(1) + code.group(2)).upper())
             if port is not None:
                 offer(self._position[port.locode], 100, MATCH_EXACT_LOCODE)
-        folded, packed = fold(text), compact(text)
+        folded, packed = _folded(text), _compact(text)
         if packed:
-            for name_folded, name_packed, position, own in self._names:
+            for name_folded, name_packed, position, _own in self._names:
                 if name_packed == packed:
-                    if own or packed in self._unique_compact:
+                    # A name several ports hold is never auto-selected (contract 2.2): a person chooses.
+                    if packed in self._unique_compact:
                         offer(position, 95, MATCH_EXACT_NAME)
                     else:
                         offer(position, 85, MATCH_PREFIX)
@@ -131,8 +157,10 @@ class PortCatalogue:
                 ):
                     position = self._names[entry][2]
                     offer(position, int(40 + (score - FUZZY_CUTOFF) * 29 / (100 - FUZZY_CUTOFF)), MATCH_SIMILAR)
+        ports = self.ports
         ranked = sorted(
-            best.items(), key=lambda item: (-item[1][0], self.ports[item[0]].name, self.ports[item[0]].locode)
+            best.items(),
+            key=lambda item: (-item[1][0], -ports[item[0]].weight, ports[item[0]].name, ports[item[0]].locode),
         )
         return [PortMatch(self.ports[position], score, kind) for position, (score, kind) in ranked[:limit]]
 
@@ -142,31 +170,66 @@ def _bundled_ports() -> list[dict]:
     return json.loads(raw)["features"]
 
 
+def corrected_bundled_ports() -> list[tuple[str, str, str, float, float, int]]:
+    """Every bundled row after voyages.port_corrections: (locode, name, country_code, lat, lon, weight).
+
+    Dropped rows are left out; a code may appear on several rows (the bundled list repeats some).
+    """
+    rows = []
+    for feature in _bundled_ports():
+        props = feature["properties"]
+        locode = str(props.get("port") or "").upper()
+        if len(locode) != 5:
+            continue
+        lon, lat = feature["geometry"]["coordinates"]
+        fixed = port_corrections.apply(locode, str(props.get("name") or locode), float(lat), float(lon))
+        if fixed is None:
+            continue
+        country_code, name, lat, lon = fixed
+        weight = len(props.get("to_cty") or []) + (1 if props.get("t") == 1.0 else 0)
+        rows.append((locode, name, country_code, lat, lon, weight))
+    return rows
+
+
 @lru_cache(maxsize=1)
-def routable_ports() -> tuple[Port, ...]:
-    """The bundled ports that join the sea-lane network over water; computed once per process (~2 s)."""
+def _routable() -> tuple[tuple[Port, ...], tuple[tuple[str, str], ...]]:
     from voyages.routing import network
 
     net = network()
     ports: list[Port] = []
-    seen: set[str] = set()
-    for feature in _bundled_ports():
-        props = feature["properties"]
-        locode = str(props.get("port") or "").upper()
-        if len(locode) != 5 or locode in seen:
+    seen: dict[str, int] = {}
+    bundled_aliases: list[tuple[str, str]] = []
+    rows = corrected_bundled_ports()
+    for locode, name, country_code, lat, lon, weight in rows:
+        if locode in seen:
             continue
-        lon, lat = feature["geometry"]["coordinates"]
         joined = net.join_point(lon, lat, MAX_PORT_SNAP_NM, coastal_allowance_nm=PORT_COASTAL_ALLOWANCE_NM)
         if joined is None:
             continue
-        seen.add(locode)
-        ports.append(Port(locode, props.get("name") or locode, props.get("cty") or "", locode[:2], lat, lon, joined[0]))
-    return tuple(ports)
+        seen[locode] = len(ports)
+        ports.append(
+            Port(locode, name, port_corrections.country_name(country_code), country_code, lat, lon, joined[0], weight)
+        )
+    # A second bundled row's name for the same code, and a merged duplicate's name, are names of that port.
+    for locode, name, *_ in rows:
+        if locode in seen and _compact(name) != _compact(ports[seen[locode]].name):
+            bundled_aliases.append((locode, name))
+    for feature in _bundled_ports():
+        props = feature["properties"]
+        fix = port_corrections.CORRECTIONS.get(str(props.get("port") or "").upper())
+        if fix is not None and fix.merged_into in seen:
+            bundled_aliases.append((fix.merged_into, str(props.get("name") or "").strip()))
+    return tuple(ports), tuple(dict.fromkeys(bundled_aliases))
+
+
+def routable_ports() -> tuple[Port, ...]:
+    """The corrected bundled ports that join the sea-lane network over water; computed once per process (~2 s)."""
+    return _routable()[0]
 
 
 def build_catalogue(extra_aliases: list[tuple[str, str]] | None = None) -> PortCatalogue:
-    """The catalogue with the bundled aliases plus any loaded ones (the network joins are reused)."""
-    return PortCatalogue(list(routable_ports()), list(PORT_ALIASES) + list(extra_aliases or []))
+    """The catalogue with the bundled and written aliases plus any loaded ones (the network joins are reused)."""
+    return PortCatalogue(list(routable_ports()), list(_routable()[1]) + list(PORT_ALIASES) + list(extra_aliases or []))
 
 
 ALIAS_CHECK_SECONDS = 5.0
@@ -222,6 +285,7 @@ def parse_unlocode_aliases(data: bytes, catalogue: PortCatalogue) -> tuple[list[
         raise ValueError("expected a CSV with the columns Country, Name (and NameWoDiacritics)")
     by_country_name: dict[tuple[str, str], str] = {}
     for port in catalogue.ports:
+        by_country_name.setdefault((port.locode[:2], compact(port.name)), port.locode)
         by_country_name.setdefault((port.country_code, compact(port.name)), port.locode)
     aliases: list[tuple[str, str]] = []
     skipped = 0
