@@ -1,4 +1,4 @@
-"""One ASGI application: Django (API, pages, admin) plus the MCP endpoint under /mcp.
+"""One ASGI application: Django (API, pages, admin) plus the MCP endpoint under /mcp and its /health.
 
 In production the REST API runs under gunicorn (WSGI) and this app serves /mcp; the
 embedded default serves everything from here.
@@ -23,7 +23,7 @@ async def application(scope, receive, send):  # type: ignore[no-untyped-def]
     if scope["type"] == "lifespan":
         await mcp_application(scope, receive, send)
         return
-    if path == "/mcp" or path.startswith("/mcp/"):
+    if path == "/mcp" or path.startswith("/mcp/") or path.rstrip("/") == "/health":
         await mcp_application(scope, receive, send)
         return
     await django_application(scope, receive, send)

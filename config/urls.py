@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView
 
 from config.health import healthz, readyz
+from mcp_bridge.views import mcp_health
 
 api_v1 = [
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
@@ -16,6 +17,7 @@ api_v1 = [
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    path("health", mcp_health, name="mcp-health"),  # GET {mcp_url}/health when Django answers the MCP host
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("", include("screening.pages.urls")),

@@ -1,8 +1,8 @@
 """The assistant-tool endpoint at /mcp: MCP Streamable HTTP, stateless, JSON responses.
 
-GET /mcp answers 405; GET /mcp/health reports the endpoint version; every response
-carries X-Request-Id. Tools are registered in mcp_bridge.tools and call the same services
-as the REST API.
+GET /mcp answers 405; GET {mcp_url}/health (also /mcp/health) reports the endpoint version;
+every response carries X-Request-Id and X-Service-API-Version, like the REST API's. Tools are
+registered in mcp_bridge.tools and call the same services as the REST API.
 """
 
 from __future__ import annotations
@@ -17,6 +17,12 @@ from mcp.server.transport_security import TransportSecuritySettings
 from config.api.ids import is_well_formed_request_id, new_request_id
 
 MCP_ENDPOINT_VERSION = "2026-10-08"
+HEALTH_PATHS = frozenset({"/health", "/mcp/health"})
+
+
+def health_body() -> dict[str, str]:
+    """What GET {mcp_url}/health answers (the Django route for /health answers the same)."""
+    return {"status": "ok", "version": MCP_ENDPOINT_VERSION}
 
 
 def _header(scope: dict, name: bytes) -> str | None:
@@ -78,8 +84,8 @@ def build_mcp_application():  # type: ignore[no-untyped-def]
         request_id = sent if is_well_formed_request_id(sent) else new_request_id()
         path = scope.get("path", "")
         method = scope.get("method", "GET")
-        if path.rstrip("/") == "/mcp/health":
-            await _send_json(send, 200, {"status": "ok", "version": MCP_ENDPOINT_VERSION}, request_id)
+        if path.rstrip("/") in HEALTH_PATHS:
+            await _send_json(send, 200, health_body(), request_id)
             return
         if path.rstrip("/") != "/mcp":
             await _send_json(
@@ -100,10 +106,17 @@ def build_mcp_application():  # type: ignore[no-untyped-def]
             )
             return
 
+        stamped = [
+            (b"x-request-id", request_id.encode()),
+            (b"x-service-api-version", settings.SERVICE_API_VERSION.encode()),
+        ]
+        stamped_names = {name for name, _ in stamped}
+
         async def send_with_request_id(message: dict) -> None:
             if message["type"] == "http.response.start":
                 message = dict(message)
-                message["headers"] = list(message.get("headers", [])) + [(b"x-request-id", request_id.encode())]
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in stamped_names]
+                message["headers"] = kept + stamped
             await send(message)
 
         # Tools read the request id the same way the REST views do: from the request headers.

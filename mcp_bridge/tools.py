@@ -5,6 +5,11 @@ allowance (100 per hour per address), exactly as the REST calls do. The other to
 `Authorization: Bearer <key>` on the MCP request and pass the keyed lane's rules (rate,
 pause, allowed IPs, scope), metering and the access log as the matching REST call would. A
 refusal is a tool error whose text starts with the REST error code.
+
+Every tool error starts with an API error code: refusals carry the REST call's code and message;
+arguments that do not fit a tool's schema are `validation_failed` naming each argument in our
+words; an unknown tool is `not_found`; anything unexpected is `internal_error`. The SDK's and
+pydantic's own texts never reach the caller (`VesselToolServer.call_tool`).
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from pydantic import ValidationError
 
 from config.api.clientip import resolve_client_ip
 from config.api.errors import ApiError
@@ -40,8 +46,75 @@ def _request_id(ctx: Context) -> str:
     return _header(ctx, "x-request-id") or ""
 
 
-def _refusal(code: str, message: str) -> ToolError:
-    return ToolError(f"{code}: {message}")
+class Refusal(ToolError):
+    """A tool error in the API's words: `<code>: <message>`."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
+def _refusal(code: str, message: str) -> Refusal:
+    return Refusal(code, message)
+
+
+TOOL_NAMES = ("check_vessel", "find_port", "screen_vessel")
+
+# What each argument must be, in our words (a tool caller sees only this text).
+ARGUMENT_RULES = {
+    "imo": 'imo must be a string holding the hull\'s 7-digit IMO number, e.g. "9074729"',
+    "query": "query must be a string: a port name or UN/LOCODE of 1 to 100 characters",
+    "limit": "limit must be a whole number from 1 to {max_limit}",
+    "vessel_name": "vessel_name must be a string (the hull's name) or null",
+    "include_vetting": "include_vetting must be true or false",
+}
+
+
+def argument_violations(error: ValidationError) -> str:
+    """One sentence per argument that failed the tool's schema, naming the argument."""
+    parts: list[str] = []
+    for item in error.errors():
+        loc = item.get("loc") or ()
+        name = str(loc[0]) if loc else ""
+        rule = ARGUMENT_RULES.get(name, f"{name} is not an argument this tool reads" if name else "")
+        if "{max_limit}" in rule:
+            from voyages.ports import MAX_LIMIT
+
+            rule = rule.format(max_limit=MAX_LIMIT)
+        if not rule:
+            rule = "the arguments must be a JSON object of the tool's named arguments"
+        missing = item.get("type") == "missing"
+        text = f"{name} is missing: {rule}" if missing and name else rule
+        if text not in parts:
+            parts.append(text)
+    return "; ".join(parts) + "."
+
+
+def _api_error_of(exc: BaseException) -> BaseException | None:
+    """The first Refusal, ApiError or ValidationError in the cause chain, if any."""
+    seen = 0
+    current: BaseException | None = exc
+    while current is not None and seen < 10:
+        if isinstance(current, (Refusal, ApiError, ValidationError)):
+            return current
+        current = current.__cause__
+        seen += 1
+    return None
+
+
+def tool_error_text(exc: ToolError, request_id: str) -> str:
+    """Turn what the SDK raised into our text: `<code>: <message>`."""
+    cause = _api_error_of(exc)
+    if isinstance(cause, Refusal):
+        return str(cause)
+    if isinstance(cause, ApiError):
+        return f"{cause.code}: {_message_of(cause)}"
+    if isinstance(cause, ValidationError) and not isinstance(exc, UnexpectedToolError):
+        return f"validation_failed: {argument_violations(cause)}"
+    if exc.__cause__ is None and str(exc).startswith("Unknown tool:"):
+        return f"not_found: No such tool; tools/list names them ({', '.join(TOOL_NAMES)})."
+    suffix = f" (request id {request_id})" if request_id else ""
+    return f"internal_error: The tool failed to answer; retry{suffix}."
 
 
 def _message_of(error: ApiError) -> str:
@@ -134,8 +207,25 @@ def screen_vessel_sync(
             )
 
 
+class VesselToolServer(MCPServer):
+    """MCPServer whose tool errors read like the REST API's: they start with the API error code."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            request_id = ""
+            if context is not None:
+                try:
+                    request_id = _request_id(context)
+                except (AttributeError, LookupError, ValueError):
+                    request_id = ""
+            error_type = UnexpectedToolError if isinstance(exc, UnexpectedToolError) else ToolError
+            raise error_type(tool_error_text(exc, request_id)) from exc
+
+
 def build_server() -> MCPServer:
-    server = MCPServer(
+    server = VesselToolServer(
         name="vessel-screening",
         instructions=(
             "Screen ships by IMO number and look up ports. check_vessel and find_port need no key (100 calls "

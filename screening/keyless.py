@@ -66,11 +66,17 @@ def usage_block(rate: ratelimit.RateState | None) -> dict:
     }
 
 
+def _free_key_url() -> str:
+    from accounts.auth import signup_url
+
+    return signup_url()
+
+
 def example_block() -> dict:
     return {
         "request": f"GET {settings.PUBLIC_BASE_URL}/api/v1/vessels/9074729/check",
         "keyed_alternative": f"POST {settings.PUBLIC_BASE_URL}/api/v1/screenings with a free key from "
-        f"{settings.PUBLIC_BASE_URL}/signup",
+        f"{_free_key_url()}",
     }
 
 
@@ -202,7 +208,7 @@ def paused_outcome(request_id: str, hourly: ratelimit.RateState) -> KeylessOutco
         503,
         "keyless_paused",
         "Keyless calls are paused under unusual load; retry after Retry-After, "
-        f"or use a free key ({settings.PUBLIC_BASE_URL}/signup).",
+        f"or use a free key ({_free_key_url()}).",
         request_id,
         hourly,
         {"Retry-After": str(switches.keyless_paused_retry_after)},
@@ -217,7 +223,7 @@ def rate_outcome(ip: str, request_id: str, hourly: ratelimit.RateState) -> Keyle
             429,
             "rate_limit_exceeded",
             "Too many keyless calls in a short time from this address; slow down "
-            f"(limit 100 per hour, smoothed). A free key lifts this: {settings.PUBLIC_BASE_URL}/signup",
+            f"(limit 100 per hour, smoothed). A free key lifts this: {_free_key_url()}",
             request_id,
             hourly,
             {"Retry-After": str(burst.retry_after), **hourly.headers()},
@@ -227,7 +233,7 @@ def rate_outcome(ip: str, request_id: str, hourly: ratelimit.RateState) -> Keyle
             429,
             "rate_limit_exceeded",
             f"100 keyless calls per hour from this address are used. A free key lifts this: "
-            f"{settings.PUBLIC_BASE_URL}/signup",
+            f"{_free_key_url()}",
             request_id,
             hourly,
             {"Retry-After": str(hourly.retry_after), **hourly.headers()},
@@ -265,7 +271,7 @@ def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -
             429,
             "rate_limit_exceeded",
             f"This address uses the keyless check as a feed and has used its monthly sample of {MONTHLY_SAMPLE} "
-            f"checks. Get a free key at {settings.PUBLIC_BASE_URL}/signup and screen with POST /api/v1/screenings.",
+            f"checks. Get a free key at {_free_key_url()} and screen with POST /api/v1/screenings.",
             request_id,
             hourly,
             {
