@@ -90,6 +90,7 @@ def screen_hull(
     include_vetting: bool = True,
     now: datetime | None = None,
 ) -> ScreenResult:
+    started = time.perf_counter()  # enrichment_latency (2.8) times the whole screening
     now = now or timezone.now()
     state = datastate.current()
     editions = editions_for(state)
@@ -104,12 +105,14 @@ def screen_hull(
             reason="check_digit",
             unavailable_sources=unavailable,
         )
-        return _finish(imo, False, Identity(imo=imo), outcome, None, include_vetting, state, now, hits=hits)
+        return _finish(
+            imo, False, Identity(imo=imo), outcome, None, include_vetting, state, now, hits=hits, started=started
+        )
     identity = resolve_identity(state, imo, user_name=vessel_name)
     if identity.contested:
         hits = match_hull(state.sanctions, imo=imo, mmsi=None, names=[], chosen_name=None)
         outcome = incomplete_outcome(hits, editions=editions, reason="contested", unavailable_sources=unavailable)
-        return _finish(imo, True, identity, outcome, None, include_vetting, state, now, hits=hits)
+        return _finish(imo, True, identity, outcome, None, include_vetting, state, now, hits=hits, started=started)
     hits = match_hull(
         state.sanctions,
         imo=imo,
@@ -131,6 +134,7 @@ def screen_hull(
             now,
             hits=hits,
             enroll_cause=CAUSE_IDENTITY,
+            started=started,
         )
     outcome = decide_sanctions(
         hits,
@@ -146,7 +150,17 @@ def screen_hull(
         retry_after = next_source_refresh(outcome.coverage_gaps, now)
         enroll = CAUSE_COVERAGE
     return _finish(
-        imo, True, identity, outcome, retry_after, include_vetting, state, now, hits=hits, enroll_cause=enroll
+        imo,
+        True,
+        identity,
+        outcome,
+        retry_after,
+        include_vetting,
+        state,
+        now,
+        hits=hits,
+        enroll_cause=enroll,
+        started=started,
     )
 
 
@@ -167,16 +181,20 @@ def _finish(
     now: datetime,
     *,
     hits: list[MatchHit],
+    started: float,
     enroll_cause: str | None = None,
 ) -> ScreenResult:
-    started = time.perf_counter()
+    """Vetting and ownership on top of the verdict; `started` is when screen_hull began, so
+    enrichment_seconds covers identity, matching, the verdict and the enrichment together."""
     owner_result: ownership.OwnershipResult | None = None
     vetting_error = None
     detention_count = sum(1 for inspection in identity.inspections if inspection.detained)
+    try:
+        age = vetting.vessel_age(identity.records, now.date())
+    except Exception:  # a malformed build year never withholds the verdict either
+        age = None
     if not include_vetting:
-        vetting_block = vetting.vetting_not_requested(
-            detention_count=detention_count, vessel_age=vetting.vessel_age(identity.records, now.date())
-        )
+        vetting_block = vetting.vetting_not_requested(detention_count=detention_count, vessel_age=age)
     elif not identity.named or identity.contested:
         vetting_block = vetting.vetting_not_assessed(detention_count=detention_count)
     else:
@@ -191,7 +209,7 @@ def _finish(
             )
         except Exception as exc:  # enrichment that cannot finish never withholds the verdict
             vetting_error = f"{type(exc).__name__}"
-            vetting_block = vetting.vetting_error()
+            vetting_block = vetting.vetting_error(detention_count=detention_count, vessel_age=age)
             owner_result = None
     elapsed = time.perf_counter() - started
     sources = sanctions_source_rows(state) + [

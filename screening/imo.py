@@ -1,9 +1,11 @@
 """IMO ship numbers: the check digit (facts in ../shared/data/README.md) and the input rules.
 
 Keyed screenings (contract 4.3) accept exactly `<7 digits>`, `IMO<7 digits>` or
-`IMO <7 digits>`; the keyless path (4.1) accepts any path segment holding exactly one
-7-digit number. Both explain a refusal in words: no digits, too few, more than one, a run
-longer than seven, and which reading of an 8-digit value carries a valid check digit.
+`IMO <7 digits>`; the keyless path (4.1) accepts any path value holding exactly one
+7-digit number (a run of exactly seven ASCII digits), whatever else it holds: other
+numbers (`IMO 9074729 built 2005`) and words are ignored. Both explain a refusal in words:
+no digits, too few, more than one, a run longer than seven, and which reading of an
+8-digit value carries a valid check digit.
 Only ASCII digits count: other scripts' digits are not an IMO number.
 """
 
@@ -98,8 +100,12 @@ def parse_screening_imo(value: str, *, appended_digit_correction: bool = False) 
 
 
 def parse_keyless_imo(segment: str) -> str:
-    """The one 7-digit number of a keyless path segment (contract 4.1)."""
-    runs = _ASCII_DIGIT_RUN.findall(segment)
-    if len(runs) == 1 and len(runs[0]) == 7:
-        return runs[0]
+    """The one 7-digit number of a keyless path value (contract 4.1).
+
+    Only a value with no 7-digit number, or with more than one, is refused."""
+    sevens = [run for run in _ASCII_DIGIT_RUN.findall(segment) if len(run) == 7]
+    if len(sevens) == 1:
+        return sevens[0]
+    if len(sevens) > 1:
+        raise InvalidImoPath(f"the value holds more than one 7-digit number ({', '.join(sevens)})")
     raise InvalidImoPath(_explain(segment))

@@ -2,12 +2,20 @@
 
 A load that fails (parse error, validation, database error mid-load) leaves the previous
 snapshot serving and is recorded as a failed snapshot with its reason.
+
+Shrink guard: a load that would remove more than MAX_REMOVED_SHARE (a fifth) of the records
+of the serving real (non-demo) copy of its source and edition, or that shares no record with
+it at all (another list in the same format), is refused the same way: a truncated download or
+the wrong file never replaces a list. An operator who knows the edition is right loads it
+with `allow_shrink=True` (`refresh_sources --allow-shrink`). A demo copy is replaced freely.
+Every load logs how many records it added and removed (logger `service.ingest`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -19,6 +27,9 @@ from screening.models import InspectionEntry, ListedEntry, RegisterEntry, Source
 from screening.records import Inspection, ListedRecord, ParsedSnapshot, RegisterRecord
 
 BULK_BATCH = 2000
+# A normal edition of any list drops far fewer records than this (OFAC, UN, EU: well under 1%).
+MAX_REMOVED_SHARE = 0.20
+logger = logging.getLogger("service.ingest")
 
 
 class IngestError(Exception):
@@ -64,7 +75,11 @@ def _previous_keys(previous: SourceSnapshot | None) -> set[str]:
     if previous is None:
         return set()
     keys: set[str] = set()
-    for rows, model in ((previous.listed, ListedRecord), (previous.register_rows, RegisterRecord)):
+    for rows, model in (
+        (previous.listed, ListedRecord),
+        (previous.register_rows, RegisterRecord),
+        (previous.inspections, Inspection),
+    ):
         for payload in rows.values_list("record", flat=True).iterator():
             keys.add(_identity_key(record_from_json(model, payload)))
     return keys
@@ -117,8 +132,9 @@ def load_snapshot(
     is_demo: bool = False,
     message: str = "",
     edition: str | None = None,
+    allow_shrink: bool = False,
 ) -> IngestResult:
-    """Make `parsed` the serving snapshot of its source, atomically."""
+    """Make `parsed` the serving snapshot of its source, atomically (refused by the shrink guard, see above)."""
     source = parsed.source
     edition = edition if edition is not None else (parsed.list_edition_label or "")
     if not parsed.records:
@@ -127,6 +143,15 @@ def load_snapshot(
     previous = active_snapshot(source, edition)
     previous_keys = _previous_keys(previous)
     new_keys = {_identity_key(record) for record in parsed.records}
+    refusal = None if allow_shrink or previous is None or previous.is_demo else shrink_refusal(previous_keys, new_keys)
+    if refusal:
+        label = f"{source}/{edition}" if edition else source
+        record_failure(source, f"refused: {refusal}", origin=origin, edition=edition)
+        logger.warning("load of %s refused: %s", label, refusal)
+        raise IngestError(
+            f"{label}: refused: {refusal}. Nothing changed; the previous snapshot keeps serving. If this edition "
+            "is right, load it again with --allow-shrink."
+        )
     try:
         with transaction.atomic():
             snapshot = SourceSnapshot.objects.create(
@@ -178,8 +203,37 @@ def load_snapshot(
     except Exception as exc:
         record_failure(source, f"load failed: {type(exc).__name__}: {exc}", origin=origin, edition=edition)
         raise IngestError(f"{source}: load failed ({exc}); the previous snapshot keeps serving") from exc
+    logger.info(
+        "loaded %s%s: %d records (+%d added / -%d removed)%s",
+        source,
+        f"/{edition}" if edition else "",
+        snapshot.row_count,
+        snapshot.added,
+        snapshot.removed,
+        " (demo)" if is_demo else "",
+    )
     _refresh_planner_statistics(parsed)
     return IngestResult(snapshot, snapshot.added, snapshot.removed, list(parsed.warnings))
+
+
+def shrink_refusal(previous_keys: set[str], new_keys: set[str]) -> str | None:
+    """Why replacing a copy holding `previous_keys` by one holding `new_keys` looks wrong; None if it does not."""
+    if not previous_keys:
+        return None
+    kept = len(previous_keys & new_keys)
+    removed = len(previous_keys) - kept
+    if kept == 0:
+        return (
+            f"the file shares none of the {len(previous_keys)} records of the serving copy "
+            "(another list in the same format?)"
+        )
+    share = removed / len(previous_keys)
+    if share > MAX_REMOVED_SHARE:
+        return (
+            f"the file would remove {removed} of the {len(previous_keys)} records of the serving copy "
+            f"({share:.0%}; an edition may remove at most {MAX_REMOVED_SHARE:.0%}): a truncated file or another list?"
+        )
+    return None
 
 
 def _refresh_planner_statistics(parsed: ParsedSnapshot) -> None:

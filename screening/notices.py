@@ -9,9 +9,27 @@ from django.conf import settings
 from config.api.timefmt import rfc3339
 from metering.quota import PaceProjection, QuotaState
 
+# Every code a notice can carry (2.8); each has an anchor `section/Notices/<code>` in the
+# Notices section of the reference page (templates/drf_spectacular/redoc.html).
+CODES = (
+    "imo_normalized",
+    "repeat_screening",
+    "identity_unresolved",
+    "auto_resolution",
+    "identity_contested",
+    "quota_pace",
+    "quota_warning",
+    "enrichment_latency",
+)
+DOCS_PATH = "/api/v1/docs"
+
+
+def docs_anchor(code: str) -> str:
+    return f"section/Notices/{code}"
+
 
 def _docs(code: str) -> str:
-    return f"{settings.PUBLIC_BASE_URL}/api/v1/docs#section/Notices/{code}"
+    return f"{settings.PUBLIC_BASE_URL}{DOCS_PATH}#{docs_anchor(code)}"
 
 
 def _notice(code: str, message: str, remedy: str, **extra: object) -> dict:
@@ -26,10 +44,34 @@ def imo_normalized(sent: str, screened: str) -> dict:
     )
 
 
-def repeat_screening(previous_id: str, previous_at: datetime, previous_status: str | None, *, incomplete: bool) -> dict:
+def repeat_screening(
+    previous_id: str,
+    previous_at: datetime,
+    previous_status: str | None,
+    *,
+    incomplete: bool,
+    answers_previous: bool = False,
+) -> dict:
+    """The earlier record of the hull (2.8). Key advice only where resending the original
+    Idempotency-Key would replay an equivalent answer: never on an INCOMPLETE, and never when
+    the earlier record was an INCOMPLETE (its key replays the INCOMPLETE, not this verdict)."""
     extra: dict[str, object] = {"previous_screening_id": previous_id, "previous_screened_at": rfc3339(previous_at)}
     if previous_status is not None:
         extra["previous_status"] = previous_status
+    if previous_status == "INCOMPLETE" and not incomplete:
+        if answers_previous:
+            message = (
+                f"This record answers the INCOMPLETE record {previous_id} of this hull (its superseded_by now "
+                "names this record)."
+            )
+        else:
+            message = f"The earlier record of this hull ({previous_id}) was INCOMPLETE; this record gives the verdict."
+        return _notice(
+            "repeat_screening",
+            message,
+            "Nothing to resend: rely on this record, which is the current verdict for this hull.",
+            **extra,
+        )
     if incomplete:
         return _notice(
             "repeat_screening",
@@ -100,7 +142,7 @@ def quota_warning(state: QuotaState) -> dict:
 def enrichment_latency(seconds: float) -> dict:
     return _notice(
         "enrichment_latency",
-        f"Vetting enrichment took {seconds:.1f} seconds.",
+        f"The screening with vetting enrichment took {seconds:.1f} seconds.",
         "Send include_vetting false when only the sanctions verdict is needed.",
         seconds=round(seconds, 1),
     )

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from config import outbound
 from screening import datastate
 from screening.ingest import IngestError, active_snapshot, checksum, load_snapshot, record_failure
-from screening.sources.catalog import REGISTER_STORES, SANCTIONS_SOURCES, Source, register_parser, sources_named
+from screening.sources.catalog import (
+    REGISTER_PARTS,
+    REGISTER_STORES,
+    SANCTIONS_SOURCES,
+    Source,
+    register_parser,
+    sources_named,
+)
 
 logger = logging.getLogger("service.refresh")
 DOWNLOAD_TIMEOUT_SECONDS = 120
@@ -66,17 +73,86 @@ def source_for(name: str, edition: str | None) -> Source:
     raise IngestError(f"{name} has no edition {edition!r}; editions: {editions}")
 
 
+def parts_of(name: str, edition: str | None = None) -> tuple[str, ...]:
+    """The file parts a source (or register store) reads: ("sdn", "alt", "add", "xml") for OFAC, one for the rest."""
+    return REGISTER_PARTS if name in REGISTER_STORES else source_for(name, edition).parts
+
+
+def _label(name: str, edition: str | None) -> str:
+    return f"{name}/{edition}" if edition else name
+
+
+def _ofac_part(file_name: str) -> str:
+    """Which file of OFAC's set a file is, by its official name (SDN.CSV, ALT.CSV, ADD.CSV, SDN.XML)."""
+    lowered = file_name.lower()
+    if lowered.endswith(".xml"):
+        return "xml"
+    for part in ("alt", "add"):
+        if lowered.startswith(part):
+            return part
+    return "sdn"
+
+
+def name_parts(
+    name: str, files: list[tuple[str | None, str, bytes]], *, edition: str | None = None
+) -> dict[str, bytes]:
+    """Files given as (part or None, file name, bytes) keyed by the source's parts; IngestError says what is wrong.
+
+    A source with one part takes one file, named or not; OFAC's unnamed files are told apart by
+    their official names. A part the source does not read, a part given twice, or a second file
+    for a one-file source is refused with the parts the source does read.
+    """
+    parts = parts_of(name, edition)
+    label = _label(name, edition)
+    usage = ", ".join(f"{part}=PATH" for part in parts)
+    named: dict[str, bytes] = {}
+    for part, file_name, data in files:
+        if part is not None:
+            part = part.strip().lower()
+            if part not in parts:
+                raise IngestError(
+                    f"{label} has no file part {part!r}; its parts: {', '.join(parts)}"
+                    + (" (or give the one file without PART=)" if len(parts) == 1 else f" (--file {usage})")
+                )
+        elif len(parts) == 1:
+            part = parts[0]
+        else:
+            part = _ofac_part(file_name) if "sdn" in parts else parts[0]
+        if part in named:
+            if len(parts) == 1:
+                raise IngestError(f"{label} reads one file; {len(files)} were given")
+            raise IngestError(f"{label}: two files for the part {part!r}; name each with --file PART=PATH ({usage})")
+        named[part] = data
+    return named
+
+
 def load_files(
-    name: str, files: dict[str, bytes], *, edition: str | None = None, origin: str = "file", kind: str = "particulars"
+    name: str,
+    files: dict[str, bytes],
+    *,
+    edition: str | None = None,
+    origin: str = "file",
+    kind: str = "particulars",
+    allow_shrink: bool = False,
 ) -> RefreshOutcome:
-    """Parse and load files already in hand (a local file, or a download)."""
+    """Parse and load files already in hand (a local file, or a download), keyed by part (see parts_of)."""
     if name in REGISTER_STORES:
         parse = register_parser(name, kind)
         snapshot_edition = kind
+        parts = REGISTER_PARTS
     else:
         source = source_for(name, edition)
         parse = source.parse
         snapshot_edition = source.edition
+        parts = source.parts
+    unknown = sorted(set(files) - set(parts))
+    if unknown or not files:
+        raise IngestError(
+            f"{_label(name, snapshot_edition)} has no file part {', '.join(map(repr, unknown))}; its parts: "
+            f"{', '.join(parts)}"
+            if unknown
+            else f"{_label(name, snapshot_edition)}: no file given"
+        )
     digest = checksum(b"\0".join(files[part] for part in sorted(files)))
     current = active_snapshot(name, snapshot_edition)
     if current is not None and current.checksum == digest:
@@ -84,11 +160,14 @@ def load_files(
     try:
         parsed = parse(files)
     except (ValueError, KeyError, UnicodeDecodeError) as exc:
-        record_failure(name, f"parse failed: {exc}", origin=origin, edition=snapshot_edition)
+        reason = f"parse failed: {exc}" if not isinstance(exc, KeyError) else f"parse failed: no {exc} in the file"
+        record_failure(name, reason, origin=origin, edition=snapshot_edition)
         datastate.invalidate()
-        return RefreshOutcome(name, snapshot_edition, "failed", f"parse failed: {exc}")
+        return RefreshOutcome(name, snapshot_edition, "failed", reason)
     try:
-        result = load_snapshot(parsed, data_checksum=digest, origin=origin, edition=snapshot_edition)
+        result = load_snapshot(
+            parsed, data_checksum=digest, origin=origin, edition=snapshot_edition, allow_shrink=allow_shrink
+        )
     except IngestError as exc:
         datastate.invalidate()
         return RefreshOutcome(name, snapshot_edition, "failed", str(exc))
@@ -102,7 +181,7 @@ def load_files(
     )
 
 
-def refresh_source(source: Source) -> RefreshOutcome:
+def refresh_source(source: Source, *, allow_shrink: bool = False) -> RefreshOutcome:
     """Download every part of one source from its URLs and load it."""
     parts = {part: source.url(part) for part in source.urls}
     if not parts or not all(parts.values()):
@@ -118,7 +197,9 @@ def refresh_source(source: Source) -> RefreshOutcome:
             record_failure(source.name, f"download failed: {exc}", origin=url, edition=source.edition)
             datastate.invalidate()
             return RefreshOutcome(source.name, source.edition, "failed", f"download of {part} failed: {exc}")
-    return load_files(source.name, files, edition=source.edition, origin=", ".join(parts.values()))
+    return load_files(
+        source.name, files, edition=source.edition, origin=", ".join(parts.values()), allow_shrink=allow_shrink
+    )
 
 
 def refresh_all(kind: str = "sanctions") -> dict:

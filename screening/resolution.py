@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from django.db.models import Q
 from django.utils import timezone
 
 from config.api.timefmt import rfc3339
@@ -67,11 +68,12 @@ def enroll(
     open_follow_up_id: int | None,
 ) -> FollowUp:
     """Open a follow-up for the record about to be inserted as `screening_id`, or point the hull's
-    open one at it (call inside the transaction that inserts the record; the key is deferred)."""
+    open one at it (call inside the transaction that inserts the record; the key is deferred).
+
+    A newer INCOMPLETE answers nothing, so the older record keeps superseded_by null: it
+    stays on the same follow-up and gains superseded_by only when a verdict answers it."""
     if open_follow_up_id is not None:
         existing = FollowUp.objects.get(pk=open_follow_up_id)
-        # The newer record now carries the open question; the older one is answered by it.
-        Screening.objects.filter(pk=existing.screening_id).update(superseded_by_id=screening_id)
         existing.screening_id = screening_id
         existing.save(update_fields=["screening", "updated_at"])
         return existing
@@ -89,8 +91,13 @@ def enroll(
 
 
 def supersede(follow_up: FollowUp, answer: Screening) -> None:
-    """A verdict answered the open question: record it on both sides and stop the schedule."""
-    Screening.objects.filter(pk=follow_up.screening_id).update(superseded_by=answer)
+    """A verdict answered the open question: record it on both sides and stop the schedule.
+
+    Every INCOMPLETE the follow-up carried (the newest, and earlier ones it was re-pointed from)
+    is answered by this verdict, so each gains superseded_by; nothing else ever sets it."""
+    Screening.objects.filter(
+        Q(pk=follow_up.screening_id) | Q(follow_up=follow_up), status="INCOMPLETE", superseded_by__isnull=True
+    ).update(superseded_by=answer)
     follow_up.status = FollowUp.Status.RESOLVED
     follow_up.resolved_screening = answer
     follow_up.save(update_fields=["status", "resolved_screening", "updated_at"])

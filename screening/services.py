@@ -97,15 +97,20 @@ class HullHistory:
         # A follow-up always belongs to a record of the hull, so no record means none is open.
         return cls(newest, newest["open_follow_up_id"] if newest else None)
 
-    def repeat_notice(self, now: datetime, incomplete: bool) -> dict | None:
-        """repeat_screening (2.8): the same account screened the hull in the last 24 hours."""
+    def repeat_notice(self, now: datetime, incomplete: bool, answered_id: str | None = None) -> dict | None:
+        """repeat_screening (2.8): the same account screened the hull in the last 24 hours.
+        `answered_id`: the INCOMPLETE this record answers (its supersedes), if any."""
         previous = self.previous
         if previous is None or previous["screened_at"] < now - REPEAT_WINDOW:
             return None
         if incomplete and previous["status"] == Verdict.INCOMPLETE:
             return None
         return notices.repeat_screening(
-            previous["id"], previous["screened_at"], previous["status"], incomplete=incomplete
+            previous["id"],
+            previous["screened_at"],
+            previous["status"],
+            incomplete=incomplete,
+            answers_previous=answered_id is not None and answered_id == previous["id"],
         )
 
 
@@ -224,7 +229,9 @@ def create_screening(
             supersedes_id=answered.screening_id if answered else None,
             follow_up=follow_up,
         )
-        notice_list = _notices_for(account, request, result, state, history, now) if origin == ORIGIN_API else []
+        notice_list = (
+            _notices_for(account, request, result, state, history, now, answered) if origin == ORIGIN_API else []
+        )
         if follow_up is not None and origin == ORIGIN_API:
             notice_list.append(
                 notices.auto_resolution(follow_up.next_attempt_at, follow_up.expires_at, follow_up.max_attempts)
@@ -290,11 +297,16 @@ def _notices_for(
     state: quota.QuotaState,
     history: HullHistory,
     now: datetime,
+    answered: FollowUp | None = None,
 ) -> list[dict]:
     found: list[dict] = []
     if request.normalized_from:
         found.append(notices.imo_normalized(request.normalized_from, request.imo))
-    repeat = history.repeat_notice(now, incomplete=result.status == Verdict.INCOMPLETE)
+    repeat = history.repeat_notice(
+        now,
+        incomplete=result.status == Verdict.INCOMPLETE,
+        answered_id=answered.screening_id if answered is not None else None,
+    )
     if repeat:
         found.append(repeat)
     if result.identity.contested:

@@ -2,10 +2,14 @@
 
 RED    an exact hull IMO on a designating list (OFAC, UN, EU, UK).
 AMBER  shape 1: a name-only hit on a vessel record that survives the collision filter
-       shape 2: an exact identifier listing on a non-designating watchlist (or an
-                exact MMSI on a vessel record that names no other IMO)
-       shape 3: an exact IMO on an aggregated record tagged as a designation that no
-                primary list in the current copies corroborates
+                (an exact MMSI on a designating list's vessel record that names no other
+                IMO is read alike: a possible match against a vessel record, not confirmed)
+       shape 2: an exact identifier listing on a non-designating watchlist (the Ukrainian
+                watchlist, or an aggregated record tagged only as a watchlist entry)
+       shape 3: an exact identifier on an aggregated record tagged as a designation that
+                no primary list in the current copies corroborates
+The detail names the shape in words true of the hits: a designating list (OFAC, UN, EU,
+UK) is never called a watchlist.
 GREEN  nothing drives; coverage_complete false when a supplementary source is missing
 INCOMPLETE a core source (OFAC SDN, aggregated dataset, EU list) is missing and nothing
        confirmed stands. A confirmed designation is RED even then: a missing list cannot
@@ -65,10 +69,12 @@ FLOOR_WATCHLIST = "watchlist_exact_imo"
 
 # Why a hit is in the list (internal; drives drove_verdict and detail).
 _RED = "red"
-_AMBER_NAME = "amber_name"
-_AMBER_IDENTIFIER = "amber_identifier"
-_AMBER_AGGREGATED = "amber_aggregated"
+_AMBER_NAME = "amber_name"  # shape 1: a name-only hit on a listed vessel record
+_AMBER_VESSEL_ID = "amber_vessel_id"  # an exact MMSI on a designating list's vessel record (IMO not listed)
+_AMBER_WATCHLIST = "amber_watchlist"  # shape 2: an exact identifier listed on a non-designating watchlist
+_AMBER_AGGREGATED = "amber_aggregated"  # shape 3: an uncorroborated designation tag on an aggregated record
 _NONE = "none"
+_AMBER_KINDS = (_AMBER_WATCHLIST, _AMBER_AGGREGATED, _AMBER_VESSEL_ID, _AMBER_NAME)  # order of the detail
 
 Editions = Mapping[str, Mapping[str, object]]  # source -> edition label -> datastate.EditionInfo
 
@@ -92,24 +98,45 @@ def _role(source: str) -> str:
     return SOURCE_ROLES.get(source, ROLE_WATCHLIST)
 
 
+def _hull_imo_listing(hit: MatchHit, hull_imo: str) -> bool:
+    """An exact IMO hit that lists this hull: a vessel record whose hull IMO it is, never a company number.
+
+    The index keys only vessel records' hull IMOs; this holds the rule here too, so a record a
+    parser typed wrongly (or a number a list also gives as some company's) can never make RED.
+    """
+    record = hit.record
+    return (
+        hit.match_type == MATCH_EXACT_IMO
+        and record.record_type == RECORD_VESSEL
+        and record.imo == hull_imo
+        and hull_imo not in record.company_numbers
+    )
+
+
 def _classify(hit: MatchHit, hull_imo: str, identity_basis: str, corroborated_imos: set[str]) -> str:
     record = hit.record
     role = _role(record.source)
+    designated = bool(set(record.tags) & DESIGNATION_TAGS)
+    if hit.match_type == MATCH_EXACT_IMO and not _hull_imo_listing(hit, hull_imo):
+        return _NONE  # a company number (or a record that is no hull) never lists a hull, on any list
     if hit.match_type == MATCH_EXACT_IMO:
         if role == ROLE_DESIGNATING:
             return _RED
-        if role == ROLE_AGGREGATED:
-            designated = bool(set(record.tags) & DESIGNATION_TAGS)
-            if designated and hull_imo in corroborated_imos:
+        if role == ROLE_AGGREGATED and designated:
+            if hull_imo in corroborated_imos:
                 return _NONE  # the primary list already carries it: RED comes from there
-            return _AMBER_AGGREGATED if designated else _AMBER_IDENTIFIER
-        return _AMBER_IDENTIFIER
+            return _AMBER_AGGREGATED
+        return _AMBER_WATCHLIST
     if record.record_type != RECORD_VESSEL:
         return _NONE  # 3.2.1: an entity name hit never makes AMBER by itself
     if record.imo and record.imo != hull_imo and identity_basis != "user":
         return _NONE  # 3.2.2: a collision with another listed hull
     if hit.match_type == MATCH_EXACT_MMSI:
-        return _AMBER_IDENTIFIER
+        if role == ROLE_DESIGNATING:
+            return _AMBER_VESSEL_ID
+        if role == ROLE_AGGREGATED and designated:
+            return _AMBER_AGGREGATED
+        return _AMBER_WATCHLIST
     return _AMBER_NAME
 
 
@@ -165,14 +192,86 @@ def _drove(driving: bool, hit: MatchHit) -> bool | None:
 
 
 def _names(hits: Iterable[MatchHit]) -> str:
+    """The sources of `hits` in words: 'the OFAC SDN list and the EU sanctions list'."""
     labels = sorted({SOURCE_LABELS.get(h.record.source, h.record.source) for h in hits})
-    return ", ".join(labels)
+    labels = [f"the {label}" for label in labels]
+    if len(labels) <= 2:
+        return " and ".join(labels)
+    return ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
-def _coverage_sentence(gaps: list[str]) -> str:
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def _coverage_sentence(gaps: list[str], status: str) -> str:
+    """What a missing source means for this verdict (3.1): a listing on a loaded list stands;
+    a GREEN is not a clean pass; an AMBER may be missing a listing as well."""
     if not gaps:
         return ""
-    return f" Coverage is incomplete: {', '.join(gaps)} could not be loaded; re-screen once it is back."
+    missing = f" Coverage is incomplete: {', '.join(gaps)} could not be loaded"
+    if status == Verdict.RED:
+        return missing + "; the listing above stands whatever the missing source holds."
+    if status == Verdict.GREEN:
+        return missing + ", so this is not a clean pass; re-screen once it is back."
+    return missing + "; re-screen once it is back."
+
+
+def _amber_sentence(kind: str, hits: list[MatchHit], hull_imo: str) -> str:
+    """One shape of 3.1 in words that are true of the hits that carried it."""
+    identifiers = sorted(
+        {"IMO " + hull_imo if h.match_type == MATCH_EXACT_IMO else "MMSI " + (h.record.mmsi or "") for h in hits}
+    )
+    ids = " and ".join(identifiers)
+    if kind == _AMBER_WATCHLIST:
+        return (
+            f"identifier listing on a non-designating watchlist: this hull's {ids} is listed on {_names(hits)}, "
+            "which flags vessels without designating them; the listing is about this hull"
+        )
+    if kind == _AMBER_AGGREGATED:
+        return (
+            f"identifier hit on an aggregated record: {_names(hits)} tags this hull's {ids} as sanctioned, but no "
+            "designating list in the current copies corroborates that designation; the record is about this hull"
+        )
+    if kind == _AMBER_VESSEL_ID:
+        return (
+            f"identifier match against a listed vessel record: this hull's {ids} is on a vessel record of "
+            f"{_names(hits)} (a designating list) that does not list this hull's IMO {hull_imo}; an MMSI can be "
+            "reassigned, so the match is not confirmed: compare IMO, flag and particulars"
+        )
+    other_imo = sorted({h.record.imo for h in hits if h.record.imo and h.record.imo != hull_imo})
+    caveat = (
+        f"; the record names IMO {' and '.join(other_imo)}, but this hull's name was supplied by the caller, so "
+        "the match cannot be ruled a different hull"
+        if other_imo
+        else ""
+    )
+    return (
+        f"name-only match against a listed vessel record: a name of this hull resembles a vessel record on "
+        f"{_names(hits)}{caveat}; compare IMO, flag and particulars"
+    )
+
+
+def _ruled_out_sentence(hits: list[MatchHit]) -> str:
+    """GREEN: what the rows in matches[] are, since none of them drove the verdict."""
+    entities = sum(1 for h in hits if h.record.record_type != RECORD_VESSEL)
+    vessels = len(hits) - entities
+    parts = []
+    if entities:
+        parts.append(
+            _plural(
+                entities,
+                "name resemblance to a company or individual record",
+                "name resemblances to company or individual records",
+            )
+            + " (never a hull listing by itself)"
+        )
+    if vessels:
+        parts.append(
+            _plural(vessels, "match on a listed vessel record", "matches on listed vessel records")
+            + " carrying another IMO (a different hull)"
+        )
+    return " Ruled out: " + "; ".join(parts) + "." if parts else ""
 
 
 def decide_sanctions(
@@ -186,23 +285,23 @@ def decide_sanctions(
 ) -> SanctionsOutcome:
     gaps = sorted(set(unavailable_sources) & set(SANCTIONS_SOURCES))
     corroborated = {
-        h.record.imo
-        for h in hits
-        if h.match_type == MATCH_EXACT_IMO and _role(h.record.source) == ROLE_DESIGNATING and h.record.imo
+        h.record.imo for h in hits if _hull_imo_listing(h, hull_imo) and _role(h.record.source) == ROLE_DESIGNATING
     }
     kinds = [_classify(hit, hull_imo, identity_basis, corroborated) for hit in hits]
     red = [h for h, k in zip(hits, kinds, strict=True) if k == _RED]
-    amber = [h for h, k in zip(hits, kinds, strict=True) if k.startswith("amber")]
+    amber = [h for h, k in zip(hits, kinds, strict=True) if k in _AMBER_KINDS]
     watchlist_imo = any(
-        k in {_AMBER_IDENTIFIER, _AMBER_AGGREGATED} and h.match_type == MATCH_EXACT_IMO
+        k in {_AMBER_WATCHLIST, _AMBER_AGGREGATED} and h.match_type == MATCH_EXACT_IMO
         for h, k in zip(hits, kinds, strict=True)
     )
     core_gaps = [g for g in gaps if g in CORE_SOURCES]
     if red:
         status = Verdict.RED
+        as_vessel = " as a vessel" if all(h.record.record_type == RECORD_VESSEL for h in red) else ""
+        list_word = "a designating list" if len({h.record.source for h in red}) == 1 else "designating lists"
         detail = (
-            f"Confirmed: IMO {hull_imo} is listed as a vessel on the {_names(red)}. Do not deal with this hull."
-            + _coverage_sentence(gaps)
+            f"Confirmed: IMO {hull_imo} is listed{as_vessel} on {list_word}: {_names(red)}. "
+            "Do not deal with this hull." + _coverage_sentence(gaps, status)
         )
         driving = {id(h) for h in red}
     elif core_gaps:
@@ -210,34 +309,21 @@ def decide_sanctions(
     elif amber:
         status = Verdict.AMBER
         driving = {id(h) for h in amber}
-        shapes = []
-        amber_kinds = {k for k in kinds if k.startswith("amber")}
-        if _AMBER_IDENTIFIER in amber_kinds:
-            shapes.append(
-                "this hull's identifier is listed on a non-designating watchlist "
-                f"({_names(h for h, k in zip(hits, kinds, strict=True) if k == _AMBER_IDENTIFIER)})"
-            )
-        if _AMBER_AGGREGATED in amber_kinds:
-            shapes.append(
-                "an aggregated record tags this IMO as sanctioned, but no primary list in the current "
-                "copies corroborates the designation"
-            )
-        if _AMBER_NAME in amber_kinds:
-            shapes.append(
-                "a name of this hull resembles a listed vessel record "
-                f"({_names(h for h, k in zip(hits, kinds, strict=True) if k == _AMBER_NAME)}); "
-                "compare IMO, flag and particulars"
-            )
-        detail = "Possible match needing review: " + "; ".join(shapes) + "." + _coverage_sentence(gaps)
+        shapes = [
+            _amber_sentence(kind, [h for h, k in zip(hits, kinds, strict=True) if k == kind], hull_imo)
+            for kind in _AMBER_KINDS
+            if kind in kinds
+        ]
+        detail = (
+            "Possible match needing review. "
+            + " ".join(shape[0].upper() + shape[1:] + "." for shape in shapes)
+            + _coverage_sentence(gaps, status)
+        )
     else:
         status = Verdict.GREEN
         driving = set()
-        noted = f" {len(hits)} name resemblance(s) were ruled out (companies or other hulls)." if hits else ""
-        detail = (
-            "No listing matches this hull on any loaded sanctions source." + noted + _coverage_sentence(gaps)
-            if gaps
-            else "No listing matches this hull on any sanctions source." + noted
-        )
+        where = "on the sanctions sources that loaded" if gaps else "on any sanctions source"
+        detail = f"No listing matches this hull {where}." + _ruled_out_sentence(hits) + _coverage_sentence(gaps, status)
     ordered = sorted(hits, key=lambda h: (id(h) not in driving, -h.score))
     matches = [render_match(h, _drove(id(h) in driving, h), editions) for h in ordered]
     floor = FLOOR_CONFIRMED if red else (FLOOR_WATCHLIST if watchlist_imo else None)
@@ -248,7 +334,7 @@ _INCOMPLETE_DETAIL = {
     "check_digit": "The seventh digit of this IMO number fails its check digit, so the number was screened only as a "
     "bare identifier against the lists, never as a name. Check the number at its source.",
     "contested": "Four or more different vessel names are recorded against this IMO, so no name can be trusted and "
-    "name screening did not run.",
+    "name screening did not run; the IMO was still checked as an identifier.",
     "identity": "No register names this hull, so name-based screening could not run. Send vessel_name to screen "
     "under the name you hold.",
     "coverage": "A core sanctions source could not be loaded, so no clear verdict can be given.",
@@ -266,11 +352,14 @@ def incomplete_outcome(
     gaps = sorted(set(unavailable_sources) & set(SANCTIONS_SOURCES))
     detail = _INCOMPLETE_DETAIL[reason]
     if reason == "coverage":
-        detail += f" Missing: {', '.join(gaps)}."
+        core = [g for g in gaps if g in CORE_SOURCES]
+        other = [g for g in gaps if g not in CORE_SOURCES]
+        detail += f" Missing core source: {', '.join(core)}." if core else ""
+        detail += f" Also unavailable: {', '.join(other)}." if other else ""
     elif gaps:
-        detail += _coverage_sentence(gaps)
+        detail += f" Coverage is incomplete as well: {', '.join(gaps)} could not be loaded."
     exact = [h for h in hits if h.match_type in {MATCH_EXACT_IMO, MATCH_EXACT_MMSI}]
     if exact:
-        detail += f" Identifier listings found: {_names(exact)} (review them)."
+        detail += f" Identifier listings found on {_names(exact)}: review them."
     matches = [render_match(h, False, editions) for h in hits]
     return SanctionsOutcome(Verdict.INCOMPLETE, detail, not gaps, gaps, matches, None)

@@ -2,7 +2,8 @@
 
 Nominal weights: flag_performance 25, detention_history 25, ownership 20 (the opacity
 score), inspection_gap 15, vessel_age 15. A factor with no input is not observed (weight
-0, score null) and the observed weights are rescaled to whole percentages summing to 100,
+0, score null); all five are always listed, also when vetting is not requested, not assessed
+or could not finish and the observed weights are rescaled to whole percentages summing to 100,
 so `weighted_score = round(sum(weight_pct * score) / 100)` reproduces from the factors
 shown. Floors (3.2.4) then raise the score: a confirmed designation to 90, an exact-IMO
 watchlist listing to 61; `score_floor` keeps the pre-floor value.
@@ -92,7 +93,7 @@ def _unobserved_factors() -> list[dict]:
     return [{"name": name, "observed": False, "weight_pct": 0, "score": None} for name in NOMINAL_WEIGHTS]
 
 
-def _blank(status: str, *, detention_count: int | None, vessel_age: int | None, factors: list[dict]) -> dict:
+def _blank(status: str, *, detention_count: int, vessel_age: int | None, factors: list[dict]) -> dict:
     return {
         "assessed": False,
         "grade": None,
@@ -143,13 +144,17 @@ def assess_vetting(
     }
 
 
-def vetting_not_requested(*, detention_count: int | None = None, vessel_age: int | None = None) -> dict:
-    return _blank("not_requested", detention_count=detention_count, vessel_age=vessel_age, factors=[])
+def vetting_not_requested(*, detention_count: int = 0, vessel_age: int | None = None) -> dict:
+    """include_vetting false: nothing graded, the five factors listed unobserved (2.9)."""
+    return _blank(
+        "not_requested", detention_count=detention_count, vessel_age=vessel_age, factors=_unobserved_factors()
+    )
 
 
-def vetting_not_assessed(*, detention_count: int | None = 0, vessel_age: int | None = None) -> dict:
+def vetting_not_assessed(*, detention_count: int = 0, vessel_age: int | None = None) -> dict:
     return _blank("not_assessed", detention_count=detention_count, vessel_age=vessel_age, factors=_unobserved_factors())
 
 
-def vetting_error() -> dict:
-    return _blank("not_assessed", detention_count=None, vessel_age=None, factors=[])
+def vetting_error(*, detention_count: int = 0, vessel_age: int | None = None) -> dict:
+    """Enrichment that could not finish: not assessed, the five factors unobserved, counts still integers."""
+    return _blank("not_assessed", detention_count=detention_count, vessel_age=vessel_age, factors=_unobserved_factors())

@@ -117,11 +117,63 @@ def _error_content() -> dict[str, Any]:
 DEPRECATED_PROPERTIES = frozenset({"source_status"})
 
 
+# Stored records answered on retrieval (contract 2.3 and 9.4): a record replays as it was issued,
+# so a record stored before a field existed lacks it. Nothing these schemas reach is required.
+STORED_RECORD_SCHEMAS = ("ScreeningRecordSchema", "AssessmentSchema")
+OPTIONAL_ON_RETRIEVAL = (
+    " Every field is optional on retrieval: a stored record replays as it was issued, so records "
+    "stored before a field existed lack it (contract 2.3, 9.4)."
+)
+
+
+def _component_refs(node: Any) -> set[str]:
+    """Names of the components `node` refers to, at any depth."""
+    if isinstance(node, dict):
+        found = set()
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            found.add(ref.rsplit("/", 1)[-1])
+        for value in node.values():
+            found |= _component_refs(value)
+        return found
+    if isinstance(node, list):
+        return set().union(*(_component_refs(value) for value in node)) if node else set()
+    return set()
+
+
+def _drop_required(node: Any) -> None:
+    if isinstance(node, dict):
+        if isinstance(node.get("required"), list):
+            del node["required"]
+        for value in node.values():
+            _drop_required(value)
+    elif isinstance(node, list):
+        for value in node:
+            _drop_required(value)
+
+
+def make_records_optional_on_retrieval(schemas: dict[str, Any]) -> None:
+    """No field of a stored record, nor of anything nested in it (matches, vetting, ...), is required."""
+    pending = [name for name in STORED_RECORD_SCHEMAS if name in schemas]
+    seen: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in seen or name not in schemas:
+            continue
+        seen.add(name)
+        _drop_required(schemas[name])
+        pending.extend(_component_refs(schemas[name]) - seen)
+    for name in STORED_RECORD_SCHEMAS:
+        if name in schemas:
+            schemas[name]["description"] = (schemas[name].get("description", "") + OPTIONAL_ON_RETRIEVAL).strip()
+
+
 def add_shared_components(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """drf-spectacular post-processing hook."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas["ErrorEnvelope"] = _envelope_schema()
     schemas.pop("ErrorEnvelopeRef", None)
+    make_records_optional_on_retrieval(schemas)
     for schema in schemas.values():
         properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
         for name in DEPRECATED_PROPERTIES & set(properties):
@@ -136,7 +188,7 @@ def add_shared_components(result: dict[str, Any], generator: Any, request: Any, 
             if method in {"post", "put", "patch"}:
                 common += [400, 413, 415, 422]
             if any(p.get("name") == "Idempotency-Key" for p in operation.get("parameters", [])):
-                common += [409]
+                common += [400, 409]  # a missing or empty key is 400, on a DELETE too
             if operation.pop("x-metered", False):
                 common += [402]
             if any(p.get("in") == "query" for p in operation.get("parameters", [])):

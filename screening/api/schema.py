@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from screening.notices import CODES as NOTICE_CODES
 from screening.verdict import Verdict
+from screening.vetting import NOMINAL_WEIGHTS
 
 
 class IdentitySourceSchema(serializers.Serializer):
@@ -69,9 +71,8 @@ class OwnershipSchema(serializers.Serializer):
 
 
 class VettingFactorSchema(serializers.Serializer):
-    name = serializers.ChoiceField(
-        choices=["flag_performance", "detention_history", "inspection_gap", "ownership_opacity", "vessel_age"]
-    )
+    # The names responses carry, in their order (screening.vetting.NOMINAL_WEIGHTS).
+    name = serializers.ChoiceField(choices=list(NOMINAL_WEIGHTS))
     observed = serializers.BooleanField()
     weight_pct = serializers.IntegerField()
     score = serializers.IntegerField(allow_null=True)
@@ -107,21 +108,10 @@ class SourceRowSchema(serializers.Serializer):
 
 
 class NoticeSchema(serializers.Serializer):
-    code = serializers.ChoiceField(
-        choices=[
-            "imo_normalized",
-            "repeat_screening",
-            "identity_unresolved",
-            "auto_resolution",
-            "identity_contested",
-            "quota_pace",
-            "quota_warning",
-            "enrichment_latency",
-        ]
-    )
+    code = serializers.ChoiceField(choices=list(NOTICE_CODES))
     message = serializers.CharField()
     remedy = serializers.CharField()
-    docs = serializers.URLField()
+    docs = serializers.URLField(help_text="The notice's entry in the Notices section of the reference page.")
 
 
 class ResolutionSchema(serializers.Serializer):

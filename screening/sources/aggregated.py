@@ -2,8 +2,9 @@
 
 Tags (FtM `topics`, maritime `risk`) decide how an exact hit reads (contract 3.1): `sanction`
 is a designation that a primary list must corroborate (else AMBER shape 3); `mare.shadow`,
-`mare.detained`, `reg.warn` and `poi` are watchlist tags (AMBER shape 2). IMO numbers on
-non-vessel records are company numbers, never hull IMOs.
+`mare.detained`, `reg.warn`, `poi` and any other tag are watchlist tags (AMBER shape 2). A
+maritime row whose `risk` is empty is no listing and is not loaded. IMO numbers on non-vessel
+records are company numbers, never hull IMOs.
 """
 
 from __future__ import annotations
@@ -99,33 +100,53 @@ def parse_ftm_jsonl(data: bytes) -> ParsedSnapshot:
 
 
 def parse_maritime_csv(data: bytes) -> ParsedSnapshot:
-    reader = csv.DictReader(io.StringIO(decode_text(data)))
-    expected = {"type", "caption", "imo", "risk", "id"}
-    if not reader.fieldnames or not expected <= set(reader.fieldnames):
+    """The maritime CSV: one row per vessel or organisation; a row with an empty `risk` is no listing.
+
+    The publisher includes every vessel its sources mention, also those no list designates or
+    watches (their `risk` cell is empty). Such a row says nothing against the hull, so it is not
+    loaded (one warning counts them); only rows whose `risk` names a tag become records. The name
+    column is `caption` (also read as `name`).
+    """
+    text = decode_text(data)
+    reader = csv.DictReader(io.StringIO(text))
+    columns = {(name or "").strip().lower(): name for name in reader.fieldnames or ()}
+    name_column = columns.get("caption") or columns.get("name")
+    if not name_column or not {"type", "imo", "risk", "id"} <= set(columns):
         raise ValueError(
             "expected the maritime CSV columns type, caption, imo, risk, countries, flag, mmsi, id, url, "
             "datasets, aliases"
         )
-    records = []
+    records, warnings = [], []
+    unlisted = 0
     for row in reader:
 
-        def many(column: str, row: dict = row) -> list[str]:
-            return [v.strip() for v in (row.get(column) or "").split(";") if v.strip()]
+        def cell(column: str, row: dict = row) -> str:
+            return (row.get(columns.get(column, column)) or "").strip()
 
-        if not row.get("caption") or not row.get("id"):
+        def many(column: str) -> list[str]:
+            return [v.strip() for v in cell(column).split(";") if v.strip()]
+
+        name, entity_id = (row.get(name_column) or "").strip(), cell("id")
+        if not name or not entity_id:
+            continue
+        risk = many("risk")
+        if not risk:
+            unlisted += 1
             continue
         records.append(
             _record(
-                row["id"],
-                (row.get("type") or "").strip().lower() == "vessel",
-                row["caption"].strip(),
+                entity_id,
+                cell("type").lower() == "vessel",
+                name,
                 many("aliases"),
                 many("imo"),
-                (row.get("mmsi") or "").strip() or None,
+                cell("mmsi") or None,
                 many("flag"),
-                many("risk"),
+                risk,
                 many("datasets"),
-                (row.get("url") or "").strip() or None,
+                cell("url") or None,
             )
         )
-    return ParsedSnapshot(SOURCE, records=records, list_edition_label="maritime")
+    if unlisted:
+        warnings.append(f"{unlisted} row(s) with an empty risk column are not listings and were not loaded")
+    return ParsedSnapshot(SOURCE, records=records, list_edition_label="maritime", warnings=warnings)

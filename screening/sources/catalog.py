@@ -27,9 +27,11 @@ from screening.records import (
 def _ofac_csv(files: dict[str, bytes]) -> ParsedSnapshot:
     from screening.sources.ofac import parse_sdn_csv, parse_sdn_xml
 
-    if "sdn" not in files and "xml" in files:
+    if "sdn" in files:
+        return parse_sdn_csv(files["sdn"], files.get("alt"), files.get("add"))
+    if "xml" in files:
         return parse_sdn_xml(files["xml"])
-    return parse_sdn_csv(files["sdn"], files.get("alt"), files.get("add"))
+    raise ValueError("the OFAC SDN list needs sdn=SDN.CSV (with alt=ALT.CSV, add=ADD.CSV) or xml=SDN.XML")
 
 
 def _single(module: str, function: str, *args: str) -> Callable[[dict[str, bytes]], ParsedSnapshot]:
@@ -55,6 +57,23 @@ PARSERS: dict[str, Callable[[dict[str, bytes]], ParsedSnapshot]] = {
 }
 
 
+# The files (parts) each parser reads, in the order an operator names them with --file PART=PATH.
+# A parser with one part takes a single file under any name; OFAC's set needs sdn or xml.
+PARTS: dict[str, tuple[str, ...]] = {
+    "ofac": ("sdn", "alt", "add", "xml"),
+    "un_consolidated": ("xml",),
+    "un_1718": ("csv",),
+    "eu_fsf": ("xml",),
+    "eu_journal": ("csv",),
+    "eu_map": ("csv",),
+    "uk_csv": ("csv",),
+    "aggregated_ftm": ("jsonl",),
+    "aggregated_maritime": ("csv",),
+    "ua": ("csv",),
+}
+REGISTER_PARTS = ("csv",)
+
+
 def register_parser(register: str, kind: str) -> Callable[[dict[str, bytes]], ParsedSnapshot]:
     function = "parse_particulars_csv" if kind == "particulars" else "parse_inspections_csv"
     return _single("screening.sources.registers", function, register)
@@ -72,6 +91,10 @@ class Source:
     def url(self, part: str) -> str:
         override = os.environ.get(f"SOURCE_URL_{self.name.upper()}_{(self.edition or part).upper()}")
         return override if override is not None else self.urls.get(part, "")
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        return PARTS[self.parser_key]
 
     def parse(self, files: dict[str, bytes]) -> ParsedSnapshot:
         return PARSERS[self.parser_key](files)

@@ -4,9 +4,13 @@ SDN.CSV has no header; 12 columns: ent_num, name, type, program, title, call_sig
 vessel_type, tonnage, grt, flag, owner, remarks; the literal "-0-" means empty. Rows of type
 "vessel" are hulls: the IMO is in the remarks ("Vessel Registration Identification IMO
 9187629"), with "MMSI 636013272", former names ("f.k.a. 'NAME'", also "a.k.a."), former flags
-("Former Vessel Flag Malta"). Every other row is an entity or individual; a "Company Number
-IMO 5055293" (or "Identification Number IMO ...") on it is a company number and is never
-read as a hull IMO.
+("Former Vessel Flag Malta"). Some vessel rows leave out "IMO" ("Vessel Registration
+Identification 8606173"): such a number is the hull IMO when it has 7 digits, passes the ship
+check digit and names no issuing country ("Vessel Registration Identification 15411 (Malta)"
+and "RS 150443 (Russia)" are national registrations). Every other row is an entity or
+individual; a "Company Number IMO 5055293" (or "Identification Number IMO ...") on it is a
+company number and is never read as a hull IMO. SDN.XML carries the same facts as idList
+entries (idType, idNumber, idCountry).
 """
 
 from __future__ import annotations
@@ -33,6 +37,10 @@ RECORD_URL = "https://sanctionssearch.ofac.treas.gov/Details.aspx?id={}"
 # On a vessel row both spellings name the hull's IMO (the 2024-05-03 edition has one
 # "Identification Number IMO" vessel and two with a double space after "IMO").
 _HULL_IMO = re.compile(r"(?:Vessel Registration Identification|Identification Number) IMO\s*(\d{7})\b")
+# OFAC also writes the hull IMO without "IMO" (2024-05-03: RYONG GUN BONG 8606173, FU YUAN YU
+# 8683 9894387). Without the prefix only a 7-digit number that passes the ship check digit and
+# carries no "(Country)" of issue is the IMO: the others are national registration numbers.
+_BARE_HULL_IMO = re.compile(r"Vessel Registration Identification\s+(\d{7})\b(?!\s*\()")
 # On any other row every IMO-looking number is a company number (a different checksum).
 _COMPANY_IMO = re.compile(r"IMO\s*(\d{5,8})\b")
 _MMSI = re.compile(r"\bMMSI\s*(\d{9})\b")
@@ -77,8 +85,7 @@ def _record(
     }
     if not is_vessel:
         return ListedRecord(record_type=RECORD_ENTITY, company_numbers=tuple(_COMPANY_IMO.findall(remarks)), **common)
-    imo_match = _HULL_IMO.search(remarks)
-    imo = imo_match.group(1) if imo_match else None
+    imo = _hull_imo(remarks)
     valid = imo_check_digit_valid(imo) if imo else None
     if imo and not valid:
         warnings.append(f"{ent_num} {name}: IMO {imo} fails its check digit (kept as listed)")
@@ -100,6 +107,14 @@ def _record(
         owners=(owner,) if owner else (),
         **common,
     )
+
+
+def _hull_imo(remarks: str) -> str | None:
+    """The hull IMO a vessel row's remarks name: "... IMO 9187629", else a bare checksum-valid number."""
+    found = _HULL_IMO.search(remarks)
+    if found:
+        return found.group(1)
+    return next((m.group(1) for m in _BARE_HULL_IMO.finditer(remarks) if imo_check_digit_valid(m.group(1))), None)
 
 
 def _rows(data: bytes | None) -> list[list[str]]:
@@ -162,7 +177,11 @@ def parse_sdn_xml(data: bytes) -> ParsedSnapshot:
         for item in id_list if id_list is not None else []:
             id_type, number = child_text(item, "idType"), child_text(item, "idNumber")
             if id_type == "Vessel Registration Identification":
-                remarks_parts.append(f"Vessel Registration Identification {number}")
+                # idCountry names the issuer of a national registration (CSV: "15411 (Malta)").
+                issuer = child_text(item, "idCountry")
+                remarks_parts.append(
+                    f"Vessel Registration Identification {number}" + (f" ({issuer})" if issuer else "")
+                )
             elif id_type == "MMSI":
                 remarks_parts.append(f"MMSI {number}")
             elif id_type == "Former Vessel Flag":

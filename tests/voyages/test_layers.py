@@ -146,3 +146,78 @@ def test_a_port_call_in_a_named_country_floors_at_70(layers):
     result = assess_route_risk(from_tripoli, as_of=datetime(2026, 3, 1, tzinfo=UTC), layers=layers, forecast=None)
     assert result.score_floor["basis"] == "named_country_port_call"
     assert result.score == 70
+
+
+# JWC listed areas: the published boundary coordinates of the circular (voyages/layers/jwc.py).
+
+LISTED_BY_THE_CIRCULAR = {
+    "Black Sea north of the JWLA-032 line, south of 44°N": ((35.0, 43.6), "jwla-ukraine-russia-black-sea"),
+    "Arabian Sea west of the 10°48'N 60°15'E - 6°45'S 48°45'E line": ((59.0, 10.0), "jwla-gulf-of-aden-somalia"),
+    "Somali basin south of 2°S": ((47.0, -4.5), "jwla-gulf-of-aden-somalia"),
+    "Gulf of Oman east of 58°E, west of the Cape al-Hadd line": ((59.0, 24.0), "jwla-persian-gulf"),
+    "Gulf of Guinea south of 3°N, north of 0°40'S": ((5.0, 1.0), "jwla-gulf-of-guinea"),
+    "Red Sea at 17°N": ((40.0, 17.0), "jwla-southern-red-sea-yemen"),
+    "Cabo Delgado territorial sea": ((40.6, -11.0), "jwla-cabo-delgado"),
+}
+NOT_LISTED_BY_THE_CIRCULAR = {
+    "Romanian waters off Constanta": (28.9, 44.17),
+    "Arabian Sea north-east of the 14°55'N 53°50'E - 10°48'N 60°15'E line": (57.0, 14.5),
+    "Red Sea north of 18°N off Jeddah": (39.0, 21.5),
+    "off Gwadar, east of the Iran-Pakistan border": (62.3, 25.0),
+}
+
+
+@pytest.mark.parametrize("place", sorted(LISTED_BY_THE_CIRCULAR))
+def test_waters_inside_the_circulars_boundaries_are_in_their_listed_area(place):
+    from shapely import Point
+
+    from voyages.layers.jwc import LISTED_AREAS
+
+    point, area_id = LISTED_BY_THE_CIRCULAR[place]
+    assert [a.id for a in LISTED_AREAS if a.polygon.contains(Point(point))] == [area_id]
+
+
+@pytest.mark.parametrize("place", sorted(NOT_LISTED_BY_THE_CIRCULAR))
+def test_waters_outside_the_circulars_boundaries_are_in_no_listed_area(place):
+    from shapely import Point
+
+    from voyages.layers.jwc import LISTED_AREAS
+
+    assert not [a.id for a in LISTED_AREAS if a.polygon.contains(Point(NOT_LISTED_BY_THE_CIRCULAR[place]))]
+
+
+def test_the_published_points_are_written_as_printed_and_lie_on_the_area_boundaries():
+    from shapely import Point
+
+    from voyages.layers import jwc
+
+    # 45°10.858'N 29°45.929'E, the Ukraine-Romania border point, and 10°48'N 60°15'E.
+    assert jwc.BLACK_SEA_LINE[0] == pytest.approx((29 + 45.929 / 60, 45 + 10.858 / 60))
+    assert (60.25, 10.8) in [pytest.approx(p) for p in jwc.INDIAN_OCEAN_LINE]
+    with_points = [a for a in jwc.LISTED_AREAS if a.published_points]
+    assert {a.id for a in with_points} >= {
+        "jwla-ukraine-russia-black-sea",
+        "jwla-gulf-of-aden-somalia",
+        "jwla-persian-gulf",
+        "jwla-gulf-of-guinea",
+        "jwla-cabo-delgado",
+    }
+    for area in with_points:
+        for point in area.published_points:
+            assert area.polygon.boundary.distance(Point(point)) < 1e-6, (area.id, point)
+        assert area.polygon.is_valid
+
+
+def test_the_edition_is_named_with_its_date():
+    from voyages.layers import jwc
+
+    assert "JWLA-032" in jwc.EDITION and "18 December 2023" in jwc.EDITION
+    assert jwc.EDITION_DATE == "2023-12-18"
+
+
+def test_a_black_sea_crossing_south_of_44n_counts_its_share_in_the_listed_area(layers):
+    crossing = route([(29.0, 43.9), (33.0, 43.6), (38.5, 43.6)], "RO", "RU")
+    result = assess_route_risk(crossing, as_of=datetime(2026, 3, 1, tzinfo=UTC), layers=layers, forecast=None)
+    share = {a["id"]: a["route_fraction"] for a in result.jwc_intersected_areas}
+    assert 0.6 < share["jwla-ukraine-russia-black-sea"] < 1  # west of 31°20'E the line runs round Romanian waters
+    assert result.score_floor["basis"] == "listed_area_active_hostility"

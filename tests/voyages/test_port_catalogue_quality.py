@@ -444,3 +444,18 @@ def test_no_shared_name_anywhere_in_the_catalogue_is_auto_selectable(catalogue):
     assert len(shared) > 20
     for name in shared:
         assert all(m.match_type != MATCH_EXACT_NAME for m in catalogue.search(name, 50)), name
+
+
+def test_rotterdam_singapore_crosses_no_caribbean_eez_in_the_port_based_approximation():
+    from voyages import routing
+    from voyages.layers.eez import EezLayer
+    from voyages.layers.geo import RouteInput
+    from voyages.ports import get_catalogue
+
+    catalogue = get_catalogue()
+    origin, destination = catalogue.get_port("NLRTM"), catalogue.get_port("SGSIN")
+    route = routing.compute_route(origin, destination)
+    owners = EezLayer.from_ports().countries_along(
+        RouteInput(list(route.coordinates), route.distance_nm, "NL", "SG")
+    )
+    assert "VC" not in set(owners)  # Campden Park (St Vincent) once sat in the Arabian Sea

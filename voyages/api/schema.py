@@ -54,7 +54,7 @@ class DriverSchema(serializers.Serializer):
     event_count = serializers.IntegerField(allow_null=True)
     signal_score = serializers.IntegerField()
     weight_pct = serializers.IntegerField()
-    contribution_pct = serializers.IntegerField()
+    contribution_pct = serializers.FloatField(help_text="Share of the score, in percent, to one decimal place.")
     contribution_band = serializers.CharField()
     sets_floor = serializers.BooleanField()
     relative_rank = serializers.IntegerField()

@@ -1,8 +1,10 @@
 """EEZ transit: whose exclusive economic zones the route crosses, and under which sanctions.
 
 Two bases, reported in the `sanctions_eez` sources row:
-- Marine Regions EEZ polygons when loaded (`refresh_sources --layer eez --file eez.geojson`,
-  features with properties iso2 (or ISO_SOV1/ISO_TER1 as alpha-3) and a name);
+- Marine Regions EEZ polygons when loaded: `refresh_sources --layer eez --file World_EEZ_v12_20231025.zip`
+  reads the download as published (the zipped shapefile, or the GeoPackage, bare or zipped; GeoJSON
+  too) with geopandas/pyogrio (voyages.layers.loading.read_eez_polygons): the polygon layer, each
+  zone under its territory's ISO_TER1 (else the sovereign's ISO_SOV1), one multipolygon per country;
 - otherwise an approximation, honest about being one: each route point belongs to the
   coastal state of the nearest port of the bundled world port list if that port is within
   200 nm (the EEZ breadth), else to the high seas. Near borders and off coasts without a
@@ -11,9 +13,7 @@ Two bases, reported in the `sanctions_eez` sources row:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from importlib import resources
 
 import numpy as np
 import pycountry
@@ -59,13 +59,14 @@ class EezLayer:
 
     @classmethod
     def from_ports(cls) -> EezLayer:
-        raw = json.loads(resources.files("searoute.data").joinpath("ports.geojson").read_text())
+        from voyages.ports import corrected_bundled_ports
+
+        # The bundled ports after our corrections (a misplaced port would claim open sea for its country).
         codes, coords = [], []
-        for feature in raw["features"]:
-            code = str(feature["properties"].get("port") or "")[:2].upper()
-            if len(code) == 2 and pycountry.countries.get(alpha_2=code):
-                codes.append(code)
-                coords.append(feature["geometry"]["coordinates"])
+        for _locode, _name, country_code, lat, lon, _weight in corrected_bundled_ports():
+            if pycountry.countries.get(alpha_2=country_code):
+                codes.append(country_code)
+                coords.append((lon, lat))
         lonlat = np.array(coords, dtype=float)
         return cls("nearest_port", APPROXIMATION_MESSAGE, STRtree(points(lonlat)), codes, lonlat)
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
+import tempfile
+import zipfile
 from collections.abc import Callable
 from datetime import UTC, datetime, time
+from pathlib import Path
 
 from django.db import transaction
 
@@ -83,24 +85,114 @@ def load_country_indicators_csv(data: bytes, origin: str) -> LayerSnapshot:
     return _load("country_indicators", origin, parse)
 
 
-def load_eez_geojson(data: bytes, origin: str) -> LayerSnapshot:
-    """Marine Regions EEZ polygons (GeoJSON FeatureCollection with iso2 or ISO_TER1/ISO_SOV1 properties)."""
+# Marine Regions publishes the World EEZ as a zipped shapefile (World_EEZ_v12_20231025.zip, holding
+# eez_v12.shp beside eez_boundaries_v12.shp) and as a GeoPackage (also offered zipped); GeoJSON
+# exports are read too. Polygons are simplified to about 0.6 nm (route samples are 10 nm apart).
+EEZ_SIMPLIFY_DEGREES = 0.01
+EEZ_MAX_UNZIPPED_BYTES = 4 * 1024**3
+_EEZ_CODE_COLUMNS = ("iso2", "iso_ter1", "iso_sov1")  # Marine Regions: ISO 3166 alpha-3 in ISO_TER1/ISO_SOV1
+
+
+def _eez_datasets(folder: Path) -> list[tuple[Path, str]]:
+    """(file, layer) pairs in `folder` that hold polygons, the EEZ layer first."""
+    import pyogrio
+
+    found = []
+    for path in sorted(folder.rglob("*")):
+        if path.suffix.lower() not in (".shp", ".gpkg", ".geojson", ".json"):
+            continue
+        for name, geometry_type in pyogrio.list_layers(path):
+            if geometry_type and "polygon" in str(geometry_type).lower():
+                found.append((path, str(name)))
+
+    def rank(item: tuple[Path, str]) -> tuple[bool, bool, str]:
+        label = f"{item[0].stem} {item[1]}".lower()
+        return ("eez" not in label, "boundar" in label or "line" in label, label)
+
+    return sorted(found, key=rank)
+
+
+def read_eez_polygons(data: bytes) -> tuple[list[list], str]:
+    """[[iso2, GeoJSON geometry], ...] from a Marine Regions EEZ download, one row per country.
+
+    Accepts the bytes of the zipped shapefile, a GeoPackage (bare or zipped) or GeoJSON. The
+    territory's code (ISO_TER1) is used, else the sovereign's (ISO_SOV1); overlapping claims and
+    joint regimes go to their first-named party. Raises ValueError on anything else.
+    """
+    import geopandas
     import pycountry
+    import pyogrio.errors
+    import shapely
+
+    with tempfile.TemporaryDirectory(prefix="eez-") as tmp:
+        folder = Path(tmp)
+        if data[:4] == b"PK\x03\x04":
+            try:
+                with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                    if sum(info.file_size for info in archive.infolist()) > EEZ_MAX_UNZIPPED_BYTES:
+                        raise ValueError("the archive unpacks to more than 4 GB")
+                    archive.extractall(folder)  # zipfile drops absolute and '..' parts of member names
+            except zipfile.BadZipFile as exc:
+                raise ValueError(f"not a readable zip archive ({exc})") from None
+        elif data[:16] == b"SQLite format 3\x00":
+            (folder / "eez.gpkg").write_bytes(data)
+        elif data.lstrip()[:1] == b"{":
+            (folder / "eez.geojson").write_bytes(data)
+        else:
+            raise ValueError("expected the Marine Regions download: a zipped shapefile, a GeoPackage or GeoJSON")
+        try:
+            datasets = _eez_datasets(folder)
+            if not datasets:
+                raise ValueError("the file holds no polygon layer")
+            path, layer = datasets[0]
+            frame = geopandas.read_file(path, layer=layer, engine="pyogrio")
+        except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as exc:
+            raise ValueError(f"unreadable spatial data ({exc})") from None
+    if frame.crs is not None and frame.crs.to_epsg() != 4326:
+        frame = frame.to_crs(4326)
+    columns = {str(c).lower(): c for c in frame.columns}
+    present = [columns[c] for c in _EEZ_CODE_COLUMNS if c in columns]
+    if not present:
+        raise ValueError(f"layer {layer!r} has no ISO_TER1, ISO_SOV1 or iso2 column")
+
+    def code_of(row) -> str:  # type: ignore[no-untyped-def]
+        for column in present:
+            value = row[column]
+            if not isinstance(value, str) or not value.strip():
+                continue
+            value = value.strip().upper()
+            country = (
+                pycountry.countries.get(alpha_2=value) if len(value) == 2 else pycountry.countries.get(alpha_3=value)
+            )
+            if country is not None:
+                return country.alpha_2
+        return ""
+
+    by_code: dict[str, list] = {}
+    for _, row in frame.iterrows():
+        geometry = row.geometry
+        code = code_of(row)
+        if not code or geometry is None or geometry.is_empty:
+            continue
+        geometry = shapely.make_valid(geometry).simplify(EEZ_SIMPLIFY_DEGREES, preserve_topology=True)
+        by_code.setdefault(code, []).append(geometry)
+    rows = []
+    for code, parts in by_code.items():
+        merged = shapely.set_precision(shapely.union_all(parts), 1e-4)
+        polygons = [g for g in shapely.get_parts(merged) if g.geom_type == "Polygon" and not g.is_empty]
+        if polygons:
+            rows.append([code, shapely.geometry.mapping(shapely.MultiPolygon(polygons))])
+    return rows, f"Marine Regions EEZ polygons ({path.name}, layer {layer})"
+
+
+def load_eez_file(data: bytes, origin: str) -> LayerSnapshot:
+    """The Marine Regions EEZ download as published (zipped shapefile, GeoPackage or GeoJSON) as layer eez."""
 
     def parse() -> tuple[list, str, datetime | None]:
-        collection = json.loads(data)
-        if collection.get("type") != "FeatureCollection":
-            raise ValueError("expected a GeoJSON FeatureCollection")
-        features = []
-        for feature in collection.get("features", []):
-            props = feature.get("properties") or {}
-            code = (props.get("iso2") or "").upper()
-            if not code:
-                alpha3 = props.get("ISO_TER1") or props.get("ISO_SOV1") or ""
-                country = pycountry.countries.get(alpha_3=alpha3) if alpha3 else None
-                code = country.alpha_2 if country else ""
-            if len(code) == 2 and feature.get("geometry"):
-                features.append([code, feature["geometry"]])
-        return features, "Marine Regions EEZ polygons", None
+        rows, message = read_eez_polygons(data)
+        return rows, message, None
 
     return _load("eez", origin, parse)
+
+
+load_eez_geojson = load_eez_file  # older name, kept for callers

@@ -2,15 +2,40 @@
 
 refresh_sources                                   every source with an official URL
 refresh_sources --source ofac_sdn                 one source, downloaded
-refresh_sources --source ofac_sdn --file sdn=SDN.CSV --file alt=ALT.CSV
+refresh_sources --source ofac_sdn --file SDN.CSV --file ALT.CSV --file ADD.CSV   (or --file SDN.XML)
+refresh_sources --source ofac_sdn --file sdn=sdn-2024-05-03.csv                  (PART= names a file)
 refresh_sources --source eu_sanctions --edition eu_journal_sanctions --file journal.csv
 refresh_sources --source tokyo_mou_psc --kind inspections --file inspections.csv
 refresh_sources --layer piracy_asam --file asam.csv      (piracy_imb, country_indicators, eez)
 refresh_sources --unlocode-aliases alias.csv
+refresh_sources --from-dir DIR                    every file under DIR recognised by its official name
+
+A source with one file takes `--file PATH`; OFAC's set is told apart by its official names
+(SDN.CSV, ALT.CSV, ADD.CSV, SDN.XML) or named with PART=PATH (parts sdn, alt, add, xml).
+
+A load that would remove more than a fifth of the serving copy's records, or shares none with
+it (another list in the same format), is refused and the previous copy keeps serving;
+`--allow-shrink` loads it anyway (screening.ingest, "Shrink guard").
+
+--from-dir recognises these names (case-insensitive) and says which files it skipped and why:
+  OFAC      SDN.CSV (+ ALT.CSV, ADD.CSV beside it), or SDN.XML when there is no SDN.CSV; any
+            sdn*.csv / sdn*.xml. Not read: SDN_ENHANCED.XML, SDN_ADVANCED.XML, SDN_COMMENTS.CSV,
+            and OFAC's consolidated (non-SDN) list: CONSOLIDATED.XML with root sdnList, CONS_*.CSV
+  UN        consolidated*.xml whose root is CONSOLIDATED_LIST; un_1718*.csv (1718 vessels)
+  EU        YYYYMMDD-FULL-1_1(xsd).xml (the Financial Sanctions File; also *fsf*.xml,
+            *fullsanctionslist*.xml); eu_journal*.csv, eu_sanctions_map*.csv
+  UK        UK-Sanctions-List.csv (uk*sanctions*.csv)
+  aggregated  entities.ftm.json (*.ftm.json), maritime*.csv
+  Ukraine   ua_*.csv, *shadow*fleet*.csv
+  registers <store>*.csv (…inspection… for inspections), e.g. paris_mou_thetis_inspections.csv
+  layers    asam*.csv, pirate-attacks*.csv / imb*.csv, country_indicators*.csv,
+            Marine Regions EEZ: World_EEZ*.zip (shapefile or GeoPackage), eez*.zip|gpkg|geojson|json
+  aliases   alias*.csv (UN/LOCODE "=" rows)
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -19,14 +44,16 @@ from screening import refresh
 from screening.ingest import IngestError
 
 
-def _read_files(specs: list[str]) -> dict[str, bytes]:
-    files: dict[str, bytes] = {}
+def _read_files(specs: list[str]) -> list[tuple[str | None, str, bytes]]:
+    """(part or None, file name, bytes) of each --file [PART=]PATH."""
+    files: list[tuple[str | None, str, bytes]] = []
     for spec in specs:
+        part: str | None
         part, sep, path = spec.partition("=")
-        if not sep:
-            part, path = Path(spec).stem.lower(), spec
+        if not sep or not part or "/" in part or Path(spec).exists():
+            part, path = None, spec
         try:
-            files[part] = Path(path).read_bytes()
+            files.append((part, Path(path).name, Path(path).read_bytes()))
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror}") from None
     return files
@@ -53,11 +80,19 @@ class Command(BaseCommand):
         )
         parser.add_argument("--layer", help="A voyage risk layer: piracy_asam, piracy_imb, country_indicators, eez")
         parser.add_argument("--unlocode-aliases", metavar="PATH", help="UN/LOCODE '=' reference rows (CSV)")
-        parser.add_argument("--from-dir", metavar="DIR", help="Load every recognised file under DIR (see --help)")
+        parser.add_argument(
+            "--from-dir", metavar="DIR", help="Load every file under DIR recognised by its official name"
+        )
+        parser.add_argument(
+            "--allow-shrink",
+            action="store_true",
+            help="Load even when the file would remove more than a fifth of the serving copy's records "
+            "or shares none with it (a truncated edition or another list is refused without this)",
+        )
 
     def handle(self, *args, **options) -> None:  # type: ignore[no-untyped-def]
         if options["from_dir"]:
-            self._from_dir(Path(options["from_dir"]))
+            self._from_dir(Path(options["from_dir"]), allow_shrink=options["allow_shrink"])
             return
         if options["unlocode_aliases"]:
             self._aliases(options["unlocode_aliases"])
@@ -76,13 +111,16 @@ class Command(BaseCommand):
             if options["file"]:
                 outcome = refresh.load_files(
                     name,
-                    _read_files(options["file"]),
+                    refresh.name_parts(name, _read_files(options["file"]), edition=options["edition"]),
                     edition=options["edition"],
                     origin=", ".join(options["file"]),
                     kind=options["kind"],
+                    allow_shrink=options["allow_shrink"],
                 )
             else:
-                outcome = refresh.refresh_source(refresh.source_for(name, options["edition"]))
+                outcome = refresh.refresh_source(
+                    refresh.source_for(name, options["edition"]), allow_shrink=options["allow_shrink"]
+                )
         except IngestError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(
@@ -94,7 +132,7 @@ class Command(BaseCommand):
     def _layer(self, layer: str, specs: list[str]) -> None:
         from voyages.layers import loading
 
-        files = list(_read_files(specs).values())
+        files = [data for _part, _name, data in _read_files(specs)]
         if len(files) != 1:
             raise CommandError("--layer takes exactly one --file")
         origin = specs[0]
@@ -102,7 +140,7 @@ class Command(BaseCommand):
             "piracy_asam": lambda data: loading.load_piracy_file(data, "asam", origin),
             "piracy_imb": lambda data: loading.load_piracy_file(data, "imb", origin),
             "country_indicators": lambda data: loading.load_country_indicators_csv(data, origin),
-            "eez": lambda data: loading.load_eez_geojson(data, origin),
+            "eez": lambda data: loading.load_eez_file(data, origin),  # Marine Regions .zip (shapefile), .gpkg, GeoJSON
         }
         if layer not in loaders:
             raise CommandError(f"unknown layer {layer!r}; layers: {', '.join(loaders)}")
@@ -123,11 +161,12 @@ class Command(BaseCommand):
         if snapshot.status == "failed":
             raise CommandError(snapshot.message)
 
-    def _from_dir(self, folder: Path) -> None:
+    def _from_dir(self, folder: Path, *, allow_shrink: bool = False) -> None:
         if not folder.is_dir():
             raise CommandError(f"{folder} is not a directory")
         failures = 0
-        for job in plan_directory(folder):
+        jobs, skipped = plan_directory(folder)
+        for job in jobs:
             kind, target, paths, extra = job
             try:
                 if kind == "source":
@@ -138,6 +177,7 @@ class Command(BaseCommand):
                         edition=extra.get("edition"),
                         origin=", ".join(str(p) for p in paths.values()),
                         kind=extra.get("kind", "particulars"),
+                        allow_shrink=allow_shrink,
                     )
                     line = f"{outcome.source}{'/' + outcome.edition if outcome.edition else ''}: {outcome.status}"
                     failures += outcome.status == "failed"
@@ -149,66 +189,131 @@ class Command(BaseCommand):
             except (CommandError, IngestError) as exc:
                 failures += 1
                 self.stdout.write(f"{target}: failed — {exc}")
+        for path, reason in skipped:
+            self.stdout.write(f"skipped {path.relative_to(folder)} — {reason}")
         if failures:
             raise CommandError(f"{failures} file(s) could not be loaded; the previous copies keep serving")
 
 
 _STORES = ("service_vessel_register", "ais_registry", "tokyo_mou_psc", "paris_mou_thetis", "apcis_tokyo_mou_history")
+_EU_FSF_NAME = re.compile(r"^\d{8}-full-1_1(?:\(xsd\))?\.xml$")
+_EU_FSF_OTHER = re.compile(r"^\d{8}-full(?:-1_[01])?(?:\(xsd\))?\.(?:csv|xml)$")
+_NOT_READ = {
+    "sdn_enhanced.xml": "OFAC's enhanced XML is not read; SDN.CSV (or SDN.XML) carries the same list",
+    "sdn_advanced.xml": "OFAC's advanced XML is not read; SDN.CSV (or SDN.XML) carries the same list",
+    "sdn_comments.csv": "SDN_COMMENTS.CSV is not read (remarks beyond SDN.CSV's column are not needed to match)",
+}
 
 
-def plan_directory(folder: Path) -> list[tuple[str, str, dict[str, Path], dict[str, str]]]:
-    """What to load from a folder, by file name (see the module docstring)."""
-    files = sorted(p for p in folder.rglob("*") if p.is_file())
-    jobs: list[tuple[str, str, dict[str, Path], dict[str, str]]] = []
+Job = tuple[str, str, dict[str, Path], dict[str, str]]
 
+
+def _xml_root(path: Path) -> str:
+    """The local name of an XML file's root element ("" when it is not XML), read from its first bytes."""
+    with path.open("rb") as handle:
+        head = handle.read(4096).decode("utf-8", errors="replace")
+    found = re.search(r"<(?![?!])([A-Za-z_][\w.:-]*)", head)
+    return found.group(1).rsplit(":", 1)[-1] if found else ""
+
+
+def _ofac_set(path: Path) -> dict[str, Path]:
+    parts = {"sdn": path}
+    for extra in ("alt", "add"):
+        sibling = next(
+            (
+                p
+                for p in sorted(path.parent.iterdir())
+                if p.name.lower().startswith(extra) and p.suffix.lower() == ".csv"
+            ),
+            None,
+        )
+        if sibling:
+            parts[extra] = sibling
+    return parts
+
+
+def _classify(path: Path, has_sdn_csv: set[Path]) -> Job | str | None:
+    """The job for one file, or why it is skipped (a string), or None for a file loaded with another (ALT.CSV)."""
+    name = path.name.lower()
+    if name in _NOT_READ:
+        return _NOT_READ[name]
+    if name.startswith(("cons_", "cons-")) and name.endswith(".csv"):
+        return "OFAC's consolidated (non-SDN) list: not a list this service reads"
+    if name.startswith("sdn") and name.endswith(".csv"):
+        return ("source", "ofac_sdn", _ofac_set(path), {})
+    if (name.startswith("alt") or name.startswith("add")) and name.endswith(".csv"):
+        if path.parent in has_sdn_csv:
+            return None
+        return "an OFAC ALT.CSV/ADD.CSV without an SDN.CSV beside it"
+    if name.endswith(".xml"):
+        root = _xml_root(path)
+        if name.startswith("sdn"):
+            if path.parent in has_sdn_csv:
+                return "SDN.CSV in the same folder is loaded instead (the same list)"
+            if root != "sdnList":
+                return f"named like OFAC's SDN.XML but its root element is {root or 'not XML'!r}"
+            return ("source", "ofac_sdn", {"xml": path}, {})
+        if name.startswith("consolidated"):
+            if root == "CONSOLIDATED_LIST":
+                return ("source", "un_sanctions", {"xml": path}, {"edition": ""})
+            if root == "sdnList":
+                return "OFAC's CONSOLIDATED.XML is the consolidated non-SDN list, not the SDN list: not read"
+            return (
+                f"a consolidated*.xml whose root element is {root or 'not XML'!r} (the UN list's is CONSOLIDATED_LIST)"
+            )
+        if _EU_FSF_NAME.match(name) or "fsf" in name or "fullsanctionslist" in name:
+            if root != "export":
+                return f"named like the EU Financial Sanctions File but its root element is {root or 'not XML'!r}"
+            return ("source", "eu_sanctions", {"xml": path}, {"edition": "eu_fsf"})
+        if name.startswith("uk") and "sanctions" in name:
+            return "the UK list's XML edition is not read; load UK-Sanctions-List.csv (the same records)"
+    if _EU_FSF_OTHER.match(name):
+        return "an EU Financial Sanctions File format other than the 1.1 XML: load YYYYMMDD-FULL-1_1(xsd).xml"
+    if name.startswith("un_1718") and name.endswith(".csv"):
+        return ("source", "un_sanctions", {"csv": path}, {"edition": "un_1718_vessels"})
+    if name.startswith("eu_journal") and name.endswith(".csv"):
+        return ("source", "eu_sanctions", {"csv": path}, {"edition": "eu_journal_sanctions"})
+    if name.startswith("eu_sanctions_map") and name.endswith(".csv"):
+        return ("source", "eu_sanctions", {"csv": path}, {"edition": "eu_sanctions_map"})
+    if name.startswith("uk") and "sanctions" in name and name.endswith(".csv"):
+        return ("source", "uk_sanctions", {"csv": path}, {})
+    if name.endswith(".ftm.json") or (name.startswith("entities") and name.endswith(".json")):
+        return ("source", "opensanctions", {"jsonl": path}, {"edition": ""})
+    if name.startswith("maritime") and name.endswith(".csv"):
+        return ("source", "opensanctions", {"csv": path}, {"edition": "maritime"})
+    if (name.startswith("ua_") or ("shadow" in name and "fleet" in name)) and name.endswith(".csv"):
+        return ("source", "ua_war_sanctions", {"csv": path}, {})
+    if name.endswith(".csv") and any(name.startswith(store) for store in _STORES):
+        store = next(store for store in _STORES if name.startswith(store))
+        kind = "inspections" if "inspection" in name else "particulars"
+        return ("source", store, {"csv": path}, {"kind": kind})
+    if name.startswith("asam") and name.endswith(".csv"):
+        return ("layer", "piracy_asam", {"file": path}, {})
+    if (name.startswith("pirate-attacks") or name.startswith("imb")) and name.endswith(".csv"):
+        return ("layer", "piracy_imb", {"file": path}, {})
+    if name.startswith("country_indicators") and name.endswith(".csv"):
+        return ("layer", "country_indicators", {"file": path}, {})
+    if name.startswith(("eez", "world_eez")) and name.endswith((".zip", ".gpkg", ".geojson", ".json")):
+        return ("layer", "eez", {"file": path}, {})
+    if name.startswith("alias") and name.endswith(".csv"):
+        return ("aliases", "port_aliases", {"file": path}, {})
+    return "not a file name this command recognises (see refresh_sources --help)"
+
+
+def plan_directory(folder: Path) -> tuple[list[Job], list[tuple[Path, str]]]:
+    """What to load from a folder, by official file name (module docstring), and what is skipped with why."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
+    has_sdn_csv = {
+        p.parent
+        for p in files
+        if p.name.lower().startswith("sdn") and p.name.lower().endswith(".csv") and p.name.lower() not in _NOT_READ
+    }
+    jobs: list[Job] = []
+    skipped: list[tuple[Path, str]] = []
     for path in files:
-        name = path.name.lower()
-        if name.startswith("sdn") and name.endswith(".csv"):
-            parts = {"sdn": path}
-            for extra in ("alt", "add"):
-                sibling = next(
-                    (
-                        p
-                        for p in path.parent.iterdir()
-                        if p.name.lower().startswith(extra) and p.suffix.lower() == ".csv"
-                    ),
-                    None,
-                )
-                if sibling:
-                    parts[extra] = sibling
-            jobs.append(("source", "ofac_sdn", parts, {}))
-        elif name.startswith("sdn") and name.endswith(".xml"):
-            jobs.append(("source", "ofac_sdn", {"xml": path}, {}))
-        elif name.startswith("consolidated") and name.endswith(".xml"):
-            jobs.append(("source", "un_sanctions", {"xml": path}, {"edition": ""}))
-        elif name.startswith("un_1718") and name.endswith(".csv"):
-            jobs.append(("source", "un_sanctions", {"csv": path}, {"edition": "un_1718_vessels"}))
-        elif name.endswith(".xml") and ("fsf" in name or "fullsanctionslist" in name):
-            jobs.append(("source", "eu_sanctions", {"xml": path}, {"edition": "eu_fsf"}))
-        elif name.startswith("eu_journal") and name.endswith(".csv"):
-            jobs.append(("source", "eu_sanctions", {"csv": path}, {"edition": "eu_journal_sanctions"}))
-        elif name.startswith("eu_sanctions_map") and name.endswith(".csv"):
-            jobs.append(("source", "eu_sanctions", {"csv": path}, {"edition": "eu_sanctions_map"}))
-        elif name.startswith("uk") and "sanctions" in name and name.endswith(".csv"):
-            jobs.append(("source", "uk_sanctions", {"csv": path}, {}))
-        elif name.endswith(".ftm.json") or (name.startswith("entities") and name.endswith(".json")):
-            jobs.append(("source", "opensanctions", {"jsonl": path}, {"edition": ""}))
-        elif name.startswith("maritime") and name.endswith(".csv"):
-            jobs.append(("source", "opensanctions", {"csv": path}, {"edition": "maritime"}))
-        elif (name.startswith("ua_") or ("shadow" in name and "fleet" in name)) and name.endswith(".csv"):
-            jobs.append(("source", "ua_war_sanctions", {"csv": path}, {}))
-        elif name.endswith(".csv") and any(name.startswith(store) for store in _STORES):
-            store = next(store for store in _STORES if name.startswith(store))
-            kind = "inspections" if "inspection" in name else "particulars"
-            jobs.append(("source", store, {"csv": path}, {"kind": kind}))
-        elif name.startswith("asam") and name.endswith(".csv"):
-            jobs.append(("layer", "piracy_asam", {"file": path}, {}))
-        elif (name.startswith("pirate-attacks") or name.startswith("imb")) and name.endswith(".csv"):
-            jobs.append(("layer", "piracy_imb", {"file": path}, {}))
-        elif name.startswith("country_indicators") and name.endswith(".csv"):
-            jobs.append(("layer", "country_indicators", {"file": path}, {}))
-        elif name.startswith("eez") and name.endswith((".geojson", ".json")):
-            jobs.append(("layer", "eez", {"file": path}, {}))
-        elif name.startswith("alias") and name.endswith(".csv"):
-            jobs.append(("aliases", "port_aliases", {"file": path}, {}))
-    return jobs
+        verdict = _classify(path, has_sdn_csv)
+        if isinstance(verdict, str):
+            skipped.append((path, verdict))
+        elif verdict is not None:
+            jobs.append(verdict)
+    return jobs, skipped

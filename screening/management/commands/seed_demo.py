@@ -1,4 +1,10 @@
-"""manage.py seed_demo: load the project's demo world (idempotent)."""
+"""manage.py seed_demo: load the project's demo world (idempotent).
+
+Demo data never replaces real data: a source that has an active snapshot an operator loaded
+(not demo) keeps it, and only sources without one get the demo copy. So `bin/run`, which runs
+this on every start, never wipes lists loaded with refresh_sources. `--omit-source` withdraws
+only demo snapshots.
+"""
 
 from __future__ import annotations
 
@@ -35,7 +41,14 @@ class Command(BaseCommand):
         if unknown:
             raise CommandError(f"unknown source(s): {', '.join(sorted(unknown))}")
         loaded = skipped = 0
+        real = set(
+            SourceSnapshot.objects.filter(status=SourceSnapshot.STATUS_ACTIVE, is_demo=False).values_list(
+                "source", flat=True
+            )
+        )
         for parsed in demo.all_snapshots(omit):
+            if parsed.source in real:
+                continue  # an operator loaded this source: the demo never replaces it
             digest = hashlib.sha256(repr([record_to_json(r) for r in parsed.records]).encode()).hexdigest()
             current = active_snapshot(parsed.source, parsed.list_edition_label or "")
             if current is not None and current.checksum == digest:
@@ -43,12 +56,14 @@ class Command(BaseCommand):
                 continue
             load_snapshot(parsed, data_checksum=digest, origin="seed_demo", is_demo=True, message=DEMO_MESSAGE)
             loaded += 1
-        withdrawn = SourceSnapshot.objects.filter(source__in=omit, status=SourceSnapshot.STATUS_ACTIVE).update(
-            status=SourceSnapshot.STATUS_SUPERSEDED
-        )
+        withdrawn = SourceSnapshot.objects.filter(
+            source__in=omit, status=SourceSnapshot.STATUS_ACTIVE, is_demo=True
+        ).update(status=SourceSnapshot.STATUS_SUPERSEDED)
         datastate.invalidate()
+        kept = sorted((real & known) - omit)
         self.stdout.write(
             f"Demo world: {loaded} source(s) loaded, {skipped} unchanged"
+            + (f", {len(kept)} kept with real data ({', '.join(kept)})" if kept else "")
             + (f", {withdrawn} withdrawn ({', '.join(sorted(omit))})" if omit else "")
             + f"; {len(demo.HULLS)} demo hulls (README, 'Demo world')."
         )

@@ -32,13 +32,19 @@ def test_un_1718_vessels_keep_their_imo():
     assert vessel.flags == ("KP",) and vessel.dataset == "un_1718_vessels"
 
 
-def test_eu_financial_file_vessels_by_imo_and_companies_by_number():
+def test_eu_financial_file_subjects_are_entities_and_their_imo_numbers_company_numbers():
+    # The FSF in its published layout: enterprises and persons only; an `imo` identification on
+    # an enterprise is the IMO company number of a shipping company (item 15 of issue 12).
     parsed = eu.parse_fsf_xml(read("eu_fsf.xml"))
-    vessel, company = parsed.records
-    assert vessel.record_type == RECORD_VESSEL and vessel.imo == "9074729" and vessel.aliases == ("FIXTURE GLORY",)
-    assert vessel.programs == ("RUS",) and vessel.source_record_id == "EU.9001.01" and vessel.dataset == "eu_fsf"
-    assert company.record_type == RECORD_ENTITY and company.imo is None and company.company_numbers == ("5055293",)
-    assert parsed.list_edition_label == "eu_fsf"
+    company, lines, person = parsed.records
+    assert parsed.list_edition_label == "eu_fsf" and parsed.published_at.isoformat() == "2026-11-20T08:00:00+01:00"
+    assert all(r.record_type == RECORD_ENTITY and r.imo is None for r in parsed.records)
+    assert company.name == "FIXTURE PRIDE SHIPPING LLC" and company.aliases == ("FIXTURE PRIDE LLC",)
+    assert company.company_numbers == ("9074729",)  # passes the ship check digit, still a company number
+    assert company.programs == ("RUS",) and company.source_record_id == "EU.9001.01" and company.dataset == "eu_fsf"
+    assert lines.company_numbers == ("5055293",) and lines.programs == ("PRK",)
+    assert person.name == "Ivan Ivanovich Fixturov" and person.source_record_id == "170003"  # no EU reference
+    assert person.aliases == ("Иван Фикстуров",) and person.company_numbers == ("9187629",)
 
 
 def test_eu_mirror_rows_name_their_dataset_and_bad_rows_are_flagged():

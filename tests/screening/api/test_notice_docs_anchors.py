@@ -1,0 +1,70 @@
+"""Issue 12 item 12: the `docs` link of every notice resolves to a real anchor of the reference page."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+import pytest
+
+from accounts.models import Account
+from screening import demo, notices
+
+pytestmark = pytest.mark.django_db
+
+
+class _Ids(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.ids.update(value for name, value in attrs if name == "id" and value)
+
+
+def _page_ids(client) -> set[str]:  # type: ignore[no-untyped-def]
+    response = client.get("/api/v1/docs")
+    assert response.status_code == 200
+    parser = _Ids()
+    parser.feed(response.content.decode())
+    return parser.ids
+
+
+def _resolves(client, url: str, ids: set[str]) -> bool:  # type: ignore[no-untyped-def]
+    parts = urlsplit(url)
+    return parts.path == "/api/v1/docs" and parts.fragment in ids and client.get(parts.path).status_code == 200
+
+
+def test_every_notice_code_has_an_anchor_in_the_notices_section(client):
+    ids = _page_ids(client)
+    assert "section/Notices" in ids
+    missing = [code for code in notices.CODES if notices._docs(code).split("#", 1)[1] not in ids]
+    assert missing == []
+
+
+def test_the_published_notice_codes_are_the_ones_with_anchors(client):
+    document = client.get("/api/v1/openapi.json").json()
+    schemas = document["components"]["schemas"]
+    code = schemas["NoticeSchema"]["properties"]["code"]
+    ref = code.get("$ref") or code["allOf"][0]["$ref"]
+    assert sorted(schemas[ref.rsplit("/", 1)[-1]]["enum"]) == sorted(notices.CODES)
+    source = open(notices.__file__).read()
+    assert set(re.findall(r'_notice\(\s*"([a-z_]+)"', source)) == set(notices.CODES)
+
+
+def test_the_docs_links_real_screenings_carry_resolve(demo_world, client, issue_key, screen):
+    raw = issue_key("test", email="anchors@example.com", plan="paid")
+    Account.objects.filter(email="anchors@example.com").update(appended_digit_correction=True)
+    bodies = [
+        screen(raw, demo.INCOMPLETE_IDENTITY).json(),  # identity_unresolved, auto_resolution
+        screen(raw, demo.CONTESTED).json(),  # identity_contested
+        screen(raw, demo.GREEN_CLEAN).json(),
+        screen(raw, demo.GREEN_CLEAN).json(),  # repeat_screening
+        screen(raw, demo.GREEN_CLEAN + "5").json(),  # imo_normalized
+    ]
+    links = {n["code"]: n["docs"] for body in bodies for n in body["notices"]}
+    assert set(links) >= {"identity_unresolved", "auto_resolution", "identity_contested", "repeat_screening"}
+    assert "imo_normalized" in links
+    ids = _page_ids(client)
+    assert [code for code, url in links.items() if not _resolves(client, url, ids)] == []

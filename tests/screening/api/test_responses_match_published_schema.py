@@ -1,0 +1,257 @@
+"""Real responses of every published operation validate against /api/v1/openapi.json.
+
+Each response is validated (JSON Schema 2020-12, which OpenAPI 3.1 schemas are) against the
+schema the document publishes for that operation and status code, so the document and the
+responses cannot drift apart: a strictly generated client accepts whatever the service sends.
+The last assertion makes a newly published operation fail here until this test exercises it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from datetime import date
+from types import SimpleNamespace
+
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from accounts.models import Account
+from metering.models import QuotaCounter
+from screening import demo, engine
+from voyages import batches
+from voyages.models import VoyageBatchItem
+
+pytestmark = pytest.mark.django_db
+
+_keys = itertools.count()
+DOCUMENT_URI = "urn:service:openapi"
+
+
+def _pointer(*parts: str) -> str:
+    return "/".join(part.replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+@dataclass
+class Published:
+    """The served document, and every response checked against it."""
+
+    document: dict
+    exercised: set[tuple[str, str]] = field(default_factory=set)
+    failures: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        resource = Resource.from_contents(self.document, default_specification=DRAFT202012)
+        self.registry = Registry().with_resource(DOCUMENT_URI, resource)
+
+    def check(self, template: str, method: str, response) -> dict:  # type: ignore[no-untyped-def]
+        """Validate `response` against the schema `template` `method` publishes for its status."""
+        self.exercised.add((template, method))
+        status = str(response.status_code)
+        label = f"{method.upper()} {template} -> {status}"
+        operation = self.document["paths"].get(template, {}).get(method)
+        if operation is None:
+            self.failures.append(f"{label}: operation not published")
+            return {}
+        if status not in operation["responses"]:
+            self.failures.append(f"{label}: status not documented ({sorted(operation['responses'])})")
+            return {}
+        content = operation["responses"][status].get("content", {})
+        if "application/json" not in content:
+            self.failures.append(f"{label}: no application/json body documented")
+            return {}
+        body = response.json()
+        pointer = _pointer("paths", template, method, "responses", status, "content", "application/json", "schema")
+        validator = Draft202012Validator(
+            {"$ref": f"{DOCUMENT_URI}#/{pointer}"},
+            registry=self.registry,
+            format_checker=Draft202012Validator.FORMAT_CHECKER,
+        )
+        for error in validator.iter_errors(body):
+            where = "/".join(str(p) for p in error.absolute_path) or "(body)"
+            self.failures.append(f"{label}: {where}: {error.message[:300]}")
+        return body
+
+
+@pytest.fixture
+def published(client) -> Published:
+    response = client.get("/api/v1/openapi.json")
+    assert response.status_code == 200
+    return Published(response.json())
+
+
+def _post(client, keyed, raw: str, path: str, body: dict, **extra):  # type: ignore[no-untyped-def]
+    return client.post(
+        path,
+        data=body,
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY=f"schema-{next(_keys)}",
+        **keyed(raw),
+        **extra,
+    )
+
+
+def _screenings(client, keyed, published: Published, raw: str) -> list[dict]:
+    """Every demo verdict path, and the variants that add optional fields and notices."""
+    records = []
+
+    def screen(imo: str, **body) -> dict:
+        response = _post(client, keyed, raw, "/api/v1/screenings", {"imo": imo, **body})
+        record = published.check("/api/v1/screenings", "post", response)
+        records.append(record)
+        return record
+
+    for hull in demo.HULLS:
+        screen(hull.imo)
+    screen(demo.GREEN_CLEAN, include_vetting=False, customer_reference="PO-1")  # not_requested vetting
+    screen(demo.RED_OFAC, include_vetting=False)
+    screen(demo.AMBER_AGGREGATED, vessel_name="DEMO GREY PETREL")
+    screen(demo.INCOMPLETE_IDENTITY, vessel_name="DEMO BLUE HORIZON")  # identity user; resolves the open one
+    screen(demo.GREEN_CLEAN + "5")  # imo_normalized (the account has the appended-digit correction)
+    return records
+
+
+def _slow_clock(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Screenings take seven (fake) seconds, so enrichment_latency fires."""
+    ticks = itertools.count(step=7)
+    monkeypatch.setattr(engine, "time", SimpleNamespace(perf_counter=lambda: float(next(ticks))))
+
+
+def test_every_operation_answers_what_the_published_schema_describes(
+    demo_world, client, keyed, issue_key, published, monkeypatch
+):
+    raw = issue_key("test", email="schema@example.com", plan="paid")  # a walk through demo IMOs pauses free ones
+    live = issue_key("live", email="schema-live@example.com", opened_on=date(2026, 11, 1))
+    Account.objects.filter(email="schema@example.com").update(appended_digit_correction=True)
+
+    # Screenings: create (every demo path), list (with filters), detail.
+    records = _screenings(client, keyed, published, raw)
+    assert not published.failures, "\n".join(published.failures)
+    assert [r for r in records if "sanctions" not in r] == []
+    assert {r["sanctions"]["status"] for r in records} == {"GREEN", "AMBER", "RED", "INCOMPLETE"}
+    account = Account.objects.get(email="schema-live@example.com")
+    QuotaCounter.objects.create(account=account, environment="live", kind="screening", period="once", used=1599)
+    with monkeypatch.context() as patched:
+        _slow_clock(patched)
+        warned = _post(client, keyed, live, "/api/v1/screenings", {"imo": demo.GREEN_CLEAN})
+    warned_body = published.check("/api/v1/screenings", "post", warned)
+    assert {"quota_warning", "enrichment_latency"} <= {n["code"] for n in warned_body["notices"]}
+    codes = {n["code"] for r in records + [warned_body] for n in r.get("notices", [])}
+    assert codes >= {
+        "imo_normalized",
+        "repeat_screening",
+        "identity_unresolved",
+        "auto_resolution",
+        "identity_contested",
+        "quota_warning",
+        "enrichment_latency",
+    }
+    for query in ("", "?limit=3", "?status=INCOMPLETE", "?superseded=true"):
+        published.check("/api/v1/screenings", "get", client.get(f"/api/v1/screenings{query}", **keyed(raw)))
+    for record in records:
+        detail = client.get(f"/api/v1/screenings/{record['id']}", **keyed(raw))
+        published.check("/api/v1/screenings/{screening_id}", "get", detail)
+    published.check(
+        "/api/v1/screenings/{screening_id}", "get", client.get("/api/v1/screenings/scr_unknown", **keyed(raw))
+    )
+    published.check(
+        "/api/v1/screenings", "post", _post(client, keyed, raw, "/api/v1/screenings", {"imo": "not an imo"})
+    )
+    published.check("/api/v1/screenings", "get", client.get("/api/v1/screenings"))  # 401
+
+    # Keyless check and ports.
+    for imo in (
+        demo.GREEN_CLEAN,
+        demo.RED_OFAC,
+        demo.AMBER_MMSI,
+        demo.NOT_ASSESSED,
+        demo.INCOMPLETE_IDENTITY,
+        "IMO%209300776%20built%202005",
+        "nothing",
+    ):
+        check = client.get(f"/api/v1/vessels/{imo}/check", REMOTE_ADDR="198.51.100.44")
+        published.check("/api/v1/vessels/{imo}/check", "get", check)
+    for query in ("?query=Rotterdam&limit=3", "?query=NLRTM", "?query=Port%20Said", "?query=zzzzqqq"):
+        published.check("/api/v1/ports", "get", client.get(f"/api/v1/ports{query}"))
+
+    # Voyage assessments and batches.
+    route = {"route": {"origin": "NLRTM", "destination": "SGSIN", "vessel_type": "container", "dwt_tonnes": 120000}}
+    assessment = published.check(
+        "/api/v1/voyage-assessments", "post", _post(client, keyed, raw, "/api/v1/voyage-assessments", route)
+    )
+    published.check(
+        "/api/v1/voyage-assessments/{assessment_id}",
+        "get",
+        client.get(f"/api/v1/voyage-assessments/{assessment['id']}", **keyed(raw)),
+    )
+    batch_body = {
+        "routes": [
+            {"route": {"origin": "NLRTM", "destination": "DEHAM"}},
+            {"route": {"origin": "ZZZZZ", "destination": "SGSIN"}},
+        ],
+        "customer_reference": "lane-check",
+    }
+    batch = published.check(
+        "/api/v1/voyage-assessment-batches",
+        "post",
+        _post(client, keyed, raw, "/api/v1/voyage-assessment-batches", batch_body),
+    )
+    for item in VoyageBatchItem.objects.filter(batch_id=batch["id"]):
+        batches.run_item(item.pk)
+    published.check(
+        "/api/v1/voyage-assessment-batches/{batch_id}",
+        "get",
+        client.get(f"/api/v1/voyage-assessment-batches/{batch['id']}", **keyed(raw)),
+    )
+    published.check(
+        "/api/v1/voyage-assessment-batches/{batch_id}/items",
+        "get",
+        client.get(f"/api/v1/voyage-assessment-batches/{batch['id']}/items", **keyed(raw)),
+    )
+
+    # Usage and the access log.
+    published.check("/api/v1/usage", "get", client.get("/api/v1/usage", **keyed(raw)))
+    published.check("/api/v1/access-log", "get", client.get("/api/v1/access-log?limit=20", **keyed(raw)))
+
+    # Webhook endpoints (live).
+    hooks = "/api/v1/webhook-endpoints"
+    created = published.check(
+        hooks,
+        "post",
+        _post(
+            client, keyed, live, hooks, {"url": "https://receiver.invalid/hooks", "event_types": ["screening.resolved"]}
+        ),
+    )
+    one = f"{hooks}/{created['id']}"
+    published.check(hooks, "get", client.get(hooks, **keyed(live)))
+    published.check(f"{hooks}/{{endpoint_id}}", "get", client.get(one, **keyed(live)))
+    published.check(
+        f"{hooks}/{{endpoint_id}}",
+        "patch",
+        client.patch(one, data={"enabled": False}, content_type="application/json", **keyed(live)),
+    )
+    published.check(f"{hooks}/{{endpoint_id}}", "delete", client.delete(one, **keyed(live)))  # no key: 400
+    published.check(
+        f"{hooks}/{{endpoint_id}}", "delete", client.delete(one, HTTP_IDEMPOTENCY_KEY="schema-del", **keyed(live))
+    )
+
+    assert not published.failures, "responses the published schema rejects:\n" + "\n".join(published.failures)
+    operations = {
+        (path, method)
+        for path, ops in published.document["paths"].items()
+        for method in ops
+        if method in {"get", "post", "put", "patch", "delete"}
+    }
+    assert operations <= published.exercised, f"published operations not exercised: {operations - published.exercised}"
+
+
+def test_the_vetting_factor_names_are_exactly_those_responses_carry(demo_world, client, keyed, issue_key, published):
+    raw = issue_key("test")
+    body = _post(client, keyed, raw, "/api/v1/screenings", {"imo": demo.GREEN_CLEAN}).json()
+    sent = [factor["name"] for factor in body["vetting"]["factors"]]
+    schema = published.document["components"]["schemas"]["VettingFactorSchema"]["properties"]["name"]
+    ref = schema.get("$ref") or schema["allOf"][0]["$ref"]
+    enum = published.document["components"]["schemas"][ref.rsplit("/", 1)[-1]]["enum"]
+    assert sorted(enum) == sorted(sent)
