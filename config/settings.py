@@ -101,8 +101,9 @@ MIDDLEWARE = [
     "config.api.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "config.api.middleware.ApiErrorMiddleware",
+    # Authenticates keyed /api/v1 requests before anything else can answer (a 413 included).
     "metering.middleware.KeyedResponseMiddleware",
+    "config.api.middleware.ApiErrorMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -1,4 +1,5 @@
-"""In-flight ceilings: a customer's own slots (2 assessments, 6 screenings) and the shared
+"""In-flight ceilings: a customer's own slots (2 assessments, 6 screenings, live and test
+together: contract part 8 counts them per customer, not per environment) and the shared
 service pool. Slots expire, so a crashed request never leaks one.
 
 Redis: a sorted set per pool, member = slot token, score = expiry; one Lua script prunes
@@ -97,16 +98,25 @@ def in_use(pool: str) -> int:
         return sum(1 for expiry in _local_pools.get(pool, {}).values() if expiry > now)
 
 
+def customer_pool(kind: str, account_id: str) -> str:
+    """The customer's own pool for `kind`: one per account, shared by its live and test keys."""
+    return f"{kind}:{account_id}"
+
+
 @contextmanager
 def customer_slot(kind: str, account_id: str, environment: str) -> Iterator[None]:
-    """Hold one of the customer's own slots and one of the service pool's, or raise 429."""
+    """Hold one of the customer's own slots and one of the service pool's, or raise 429.
+
+    `environment` does not choose the pool: the ceiling covers the account's live and test keys together.
+    """
     limit = SCREENING_SLOTS if kind == "screening" else ASSESSMENT_SLOTS
-    own = try_claim(f"{kind}:{account_id}:{environment}", limit)
+    own = try_claim(customer_pool(kind, account_id), limit)
     if own is None:
         raise ApiError(
             429,
             "concurrency_limit",
-            f"More than {limit} {kind}s in flight for this account; stop parallelising and retry shortly.",
+            f"More than {limit} {kind}s in flight for this account (live and test together); "
+            "stop parallelising and retry shortly.",
             headers={"Retry-After": "1"},
         )
     shared = try_claim(f"service:{kind}", settings.SERVICE_POOL_SIZE)

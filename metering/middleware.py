@@ -1,15 +1,74 @@
-"""After every keyed request: rate-limit and quota headers, and the access-log entry."""
+"""Every keyed request: authenticate first, then (after the answer) rate-limit and quota headers
+and the access-log entry.
+
+Authentication happens here, before anything can answer 404/405/406/413, for every /api/v1
+request that carries an Authorization header (except the keyless endpoints, which ignore keys):
+a bad key is 401 whatever else is wrong with the request, and a good key's answer carries
+X-RateLimit-* even when it is an error (contract 7.3). The key is counted against its rate once,
+here; the keyed views reuse what this middleware established.
+"""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
 from django.utils import timezone
 
 from config.api.clientip import client_ip
+from config.api.errors import ApiError, backing_service_down, error_json_response, unavailable_error
 from metering import access_log
+
+logger = logging.getLogger("service.auth")
+
+KEYED_PREFIX = "/api/v1/"
+
+
+def _error_response(request: HttpRequest, error: ApiError) -> HttpResponse:
+    response = error_json_response(request, error.status, error.code, error.message, **error.extra)
+    for name, value in error.headers.items():
+        response[name] = value
+    request.error_code = error.code
+    return response
+
+
+def _served_by_a_keyed_view(request: HttpRequest) -> bool:
+    """True for keyed views and for paths no view serves (their 404 is authenticated too)."""
+    from accounts.auth import ApiKeyAuthentication
+
+    try:
+        match = resolve(request.path_info, getattr(request, "urlconf", None))
+    except Resolver404:
+        return True
+    view = getattr(match.func, "cls", None) or getattr(match.func, "view_class", None)
+    return ApiKeyAuthentication in (getattr(view, "authentication_classes", None) or ())
+
+
+def authenticate_first(request: HttpRequest) -> HttpResponse | None:
+    """Authenticate and count the key's rate; an answer (401, 429, 503) when that ends the request."""
+    from accounts.auth import authenticate_header_value, count_rate
+
+    header = request.META.get("HTTP_AUTHORIZATION")
+    if header is None or not request.path.startswith(KEYED_PREFIX) or not _served_by_a_keyed_view(request):
+        return None
+    try:
+        context = authenticate_header_value(header)
+        request.key_context = context
+        count_rate(context)
+    except ApiError as error:
+        return _error_response(request, error)
+    except Exception as exc:  # outside ApiErrorMiddleware: answer in the envelope here
+        if backing_service_down(exc):
+            logger.warning("backing service unavailable during authentication: %s", exc)
+            return _error_response(request, unavailable_error())
+        logger.exception("authentication failed", extra={"request_id": getattr(request, "request_id", "")})
+        return _error_response(
+            request, ApiError(500, "internal_error", "The service failed to answer; retry only replay-safe requests.")
+        )
+    return None
 
 
 class KeyedResponseMiddleware:
@@ -18,7 +77,7 @@ class KeyedResponseMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
-        response = self.get_response(request)
+        response = authenticate_first(request) or self.get_response(request)
         context = getattr(request, "key_context", None)
         if context is None:
             return response

@@ -11,8 +11,9 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from accounts.models import PLAN_FREE, Account
+from accounts.models import ENV_LIVE, ENV_TEST, PLAN_FREE, Account
 from config.api.errors import ApiError
+from config.api.timefmt import rfc3339
 from metering.models import MeteringEvent
 
 BURST_LIMIT = 250
@@ -21,18 +22,47 @@ WALK_WINDOW = 40
 WALK_STEP = 200
 
 
-def paused_error(account: Account) -> ApiError:
+def _allowance_text(state) -> str:  # type: ignore[no-untyped-def]
+    allowance = state.allowance
+    if allowance.one_time:
+        when = "one-time, does not reset"
+    else:
+        when = f"resets at {rfc3339(allowance.resets_at)}"
+    return f"{allowance.environment} {state.used}/{allowance.limit} ({when})"
+
+
+def paused_error(account: Account, environment: str | None = None) -> ApiError:
+    """402 like the quota 402 (contract 7, row 402): the reason, used/limit and the reset instant
+    of the screening allowances, what lifts the pause, and what still works.
+
+    The pause covers the account's live and test keys together, so both allowances are stated (the
+    key's own first); the quota headers are those of the allowance the key draws on. No Retry-After:
+    a reset does not lift the pause, an operator does.
+    """
+    from metering import quota
+
+    environments = [ENV_LIVE, ENV_TEST]
+    if environment in environments:
+        environments.remove(environment)
+        environments.insert(0, environment)
+    states = quota.current_states_for(account, environments, quota.KIND_SCREENING)
+    since = f" since {rfc3339(account.paused_at)}" if account.paused_at else ""
+    allowances = "; ".join(_allowance_text(states[env]) for env in environments)
     return ApiError(
         402,
         "quota_exhausted",
-        f"This account is paused: {account.paused_reason} Nothing ran and nothing was charged. "
-        "Write to support to have an operator lift the pause; GET reads and replays still work.",
+        f"This account is paused{since}: {account.paused_reason} Nothing ran and nothing was charged. "
+        f"Screening allowance used/limit: {allowances}. The pause does not end at a reset: an operator "
+        "lifts it (write to support). Still working: replays of answered Idempotency-Keys, every GET of "
+        "existing screenings and assessments, and voyage assessments.",
+        headers=states[environment].headers() if environment in states else {},
     )
 
 
-def ensure_not_paused(account: Account) -> None:
+def ensure_not_paused(account: Account, environment: str | None = None) -> None:
+    """402 when the account is paused; pass the key's environment for its quota headers."""
     if account.is_paused:
-        raise paused_error(account)
+        raise paused_error(account, environment)
 
 
 def is_register_walk(imos: list[int]) -> bool:

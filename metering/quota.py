@@ -146,6 +146,16 @@ def current_states(account: Account, environment: str, kinds: tuple[str, ...], n
     return {kind: QuotaState(allowance, used.get(kind, 0)) for kind, allowance in allowances.items()}
 
 
+def current_states_for(account: Account, environments: list[str], kind: str, now: datetime | None = None) -> dict:
+    """One allowance's state in several environments in one read: {environment: QuotaState}."""
+    allowances = {environment: allowance_for(account, environment, kind, now) for environment in environments}
+    rows = QuotaCounter.objects.filter(account=account, environment__in=environments, kind=kind).values_list(
+        "environment", "period", "used"
+    )
+    used = {env: count for env, period, count in rows if period == allowances[env].period}
+    return {env: QuotaState(allowance, used.get(env, 0)) for env, allowance in allowances.items()}
+
+
 def exhausted_error(state: QuotaState, now: datetime | None = None) -> ApiError:
     now = now or timezone.now()
     allowance = state.allowance

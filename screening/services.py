@@ -157,7 +157,7 @@ def screen(
         customer_reference=ask.customer_reference,
         include_vetting=ask.include_vetting,
     )
-    pace.ensure_not_paused(account)
+    pace.ensure_not_paused(account, environment)
     with concurrency.customer_slot("screening", account.pk, environment):
         return create_screening(account, environment, request, in_transaction=in_transaction)
 

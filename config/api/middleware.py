@@ -57,10 +57,12 @@ class ApiErrorMiddleware:
             return self.get_response(request)
         too_large = self._oversized(request)
         if too_large is not None:
+            request.error_code = "request_too_large"  # the access log's code for a keyed 413
             return too_large
         response = self.get_response(request)
         if response.status_code >= 400 and not response.get("Content-Type", "").startswith("application/json"):
             code, message = _GENERIC_ERRORS.get(response.status_code, ("error", "The request failed."))
+            request.error_code = code
             if response.status_code == 405:
                 allowed = response.get("Allow")
                 message = f"Method {request.method} is not allowed on this path."

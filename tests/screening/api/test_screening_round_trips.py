@@ -63,7 +63,12 @@ def test_a_graded_green_screening_takes_at_most_eight_queries_and_two_commits(wo
     assert body["sanctions"]["status"] == "GREEN" and body["vetting"]["grade"] == "A"
     assert body["notices"][0]["code"] == "repeat_screening"  # the history read still serves the notices
     statements = _statements(captured.captured_queries)
-    assert len(statements) <= 8, "\n".join(statements)
+    # Where keys are not cached across processes (the embedded default: no Redis), each request
+    # reads its key row so a revocation in another process counts at once: one statement more.
+    from accounts.auth import key_cache_is_shared
+
+    budget = 8 if key_cache_is_shared() else 9
+    assert len(statements) <= budget, "\n".join(statements)
     assert _commits(captured.captured_queries) <= 2
 
 
