@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from config.api.errors import ApiError
-from metering.shared_state import note_fallback, process_lock, redis_client, redis_unavailable
+from metering.shared_state import UNREACHABLE, on_shared, process_lock, redis_client
 
 logger = logging.getLogger("service.concurrency")
 
+_SLOTS = "in-flight slots"
 SCREENING_SLOTS = 6
 ASSESSMENT_SLOTS = 2
 SLOT_TTL_SECONDS = 60
@@ -49,15 +50,11 @@ class Slot:
 def try_claim(pool: str, limit: int, ttl: int = SLOT_TTL_SECONDS) -> Slot | None:
     now = time.time()
     token = secrets.token_hex(8)
-    client = redis_client()
-    if client is not None:
-        try:
-            claimed = client.eval(_CLAIM, 1, f"slots:{pool}", now, limit, now + ttl, token, ttl + 5)
-            return Slot(pool, token) if claimed else None
-        except Exception as exc:
-            if not redis_unavailable(exc):
-                raise
-            note_fallback("in-flight slots")
+    claimed = on_shared(
+        lambda client: client.eval(_CLAIM, 1, f"slots:{pool}", now, limit, now + ttl, token, ttl + 5), _SLOTS
+    )
+    if claimed is not UNREACHABLE:
+        return Slot(pool, token) if claimed else None
     with process_lock:
         members = _local_pools.setdefault(pool, {})
         for expired in [t for t, expiry in members.items() if expiry <= now]:
@@ -86,14 +83,9 @@ def release_quietly(slot: Slot) -> None:
 
 def in_use(pool: str) -> int:
     now = time.time()
-    client = redis_client()
-    if client is not None:
-        try:
-            return int(client.zcount(f"slots:{pool}", now, "+inf"))
-        except Exception as exc:
-            if not redis_unavailable(exc):
-                raise
-            note_fallback("in-flight slots")
+    shared = on_shared(lambda client: client.zcount(f"slots:{pool}", now, "+inf"), _SLOTS)
+    if shared is not UNREACHABLE:
+        return int(shared)  # type: ignore[call-overload]
     with process_lock:
         return sum(1 for expiry in _local_pools.get(pool, {}).values() if expiry > now)
 

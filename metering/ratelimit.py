@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from functools import cache
 
-from metering.shared_state import note_fallback, redis_client, redis_unavailable
+from metering.shared_state import UNREACHABLE, on_shared, redis_client
 
 KEY_RATE = "120/minute"
 _UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
@@ -115,16 +115,13 @@ def _window_script(client):  # type: ignore[no-untyped-def]
 def _window(spec: str, identifiers: tuple[str, ...], hit: bool) -> RateState:
     limit, window = parse_spec(spec)
     key = _key(spec, identifiers)
-    client = redis_client()
-    if client is not None:
-        try:
-            script = _window_script(client)
-            allowed, count, reset = script(keys=[key], args=[window, limit, secrets.token_hex(8), int(hit)])
-            return RateState(bool(allowed), limit, max(0, limit - int(count)), float(reset))
-        except Exception as exc:
-            if not redis_unavailable(exc):
-                raise
-            note_fallback("rate windows")
+    shared = on_shared(
+        lambda client: _window_script(client)(keys=[key], args=[window, limit, secrets.token_hex(8), int(hit)]),
+        "rate windows",
+    )
+    if shared is not UNREACHABLE:
+        allowed, count, reset = shared  # type: ignore[misc]
+        return RateState(bool(allowed), limit, max(0, limit - int(count)), float(reset))
     allowed, count, reset = _local.count(key, limit, window, hit)
     return RateState(allowed, limit, max(0, limit - count), reset)
 

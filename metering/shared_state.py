@@ -11,11 +11,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from functools import lru_cache
+from typing import Any, TypeVar
 
 from django.conf import settings
 
 logger = logging.getLogger("service.shared_state")
+T = TypeVar("T")
 _WARN_EVERY_SECONDS = 30.0
 _last_warning = 0.0
 
@@ -25,6 +28,25 @@ def redis_unavailable(exc: BaseException) -> bool:
     import redis
 
     return isinstance(exc, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError))
+
+
+UNREACHABLE = object()
+
+
+def on_shared(operation: Callable[[Any], T], what: str) -> T | object:
+    """`operation(redis)` on the shared Redis, or UNREACHABLE when there is none (the embedded
+    default) or it does not answer (noted once per interval): the caller then counts `what` in
+    this process."""
+    client = redis_client()
+    if client is None:
+        return UNREACHABLE
+    try:
+        return operation(client)
+    except Exception as exc:
+        if not redis_unavailable(exc):
+            raise
+        note_fallback(what)
+        return UNREACHABLE
 
 
 def note_fallback(what: str) -> None:
@@ -64,22 +86,24 @@ class _LocalStore:
 
 
 _local = _LocalStore()
+_KEYLESS = "keyless counters"
+
+
+def _pipelined(*commands: tuple[str, tuple]) -> Callable[[Any], list]:
+    def run(client: Any) -> list:
+        pipe = client.pipeline()
+        for name, args in commands:
+            getattr(pipe, name)(*args)
+        return pipe.execute()
+
+    return run
 
 
 def set_add_and_count(key: str, member: str, ttl: int) -> int:
     """Add member to a set that expires after ttl seconds; return the set's size."""
-    client = redis_client()
-    if client is not None:
-        try:
-            pipe = client.pipeline()
-            pipe.sadd(key, member)
-            pipe.expire(key, ttl, nx=True)
-            pipe.scard(key)
-            return int(pipe.execute()[2])
-        except Exception as exc:
-            if not redis_unavailable(exc):
-                raise
-            note_fallback("keyless counters")
+    shared = on_shared(_pipelined(("sadd", (key, member)), ("expire", (key, ttl, True)), ("scard", (key,))), _KEYLESS)
+    if shared is not UNREACHABLE:
+        return int(shared[2])  # type: ignore[index]
     now = time.time()
     with process_lock:
         members = _local._live(key, now)
@@ -91,17 +115,9 @@ def set_add_and_count(key: str, member: str, ttl: int) -> int:
 
 
 def incr(key: str, ttl: int, amount: int = 1) -> int:
-    client = redis_client()
-    if client is not None:
-        try:
-            pipe = client.pipeline()
-            pipe.incrby(key, amount)
-            pipe.expire(key, ttl, nx=True)
-            return int(pipe.execute()[0])
-        except Exception as exc:
-            if not redis_unavailable(exc):
-                raise
-            note_fallback("keyless counters")
+    shared = on_shared(_pipelined(("incrby", (key, amount)), ("expire", (key, ttl, True))), _KEYLESS)
+    if shared is not UNREACHABLE:
+        return int(shared[0])  # type: ignore[index]
     now = time.time()
     with process_lock:
         value = _local._live(key, now)
@@ -112,14 +128,9 @@ def incr(key: str, ttl: int, amount: int = 1) -> int:
 
 
 def read_int(key: str) -> int:
-    client = redis_client()
-    if client is not None:
-        try:
-            return int(client.get(key) or 0)
-        except Exception as exc:
-            if not redis_unavailable(exc):
-                raise
-            note_fallback("keyless counters")
+    shared = on_shared(lambda client: client.get(key), _KEYLESS)
+    if shared is not UNREACHABLE:
+        return int(shared or 0)  # type: ignore[call-overload]
     with process_lock:
         return int(_local._live(key, time.time()) or 0)
 

@@ -6,6 +6,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.db import transaction
 
@@ -37,7 +38,10 @@ def _violation(field: str, message: str) -> FieldViolation:
 def check_url(url: str) -> str | None:
     """Refuse a URL that is not public HTTPS (422 on `url`); returns a warning when the name does
     not resolve yet (the receiver may not exist yet). Deliveries check again at connect time."""
-    host = (url.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1].split(":", 1)[0]).lower().rstrip(".")
+    try:
+        host = (urlsplit(url).hostname or "").rstrip(".")
+    except ValueError:
+        host = ""
     if host == "localhost" or host.endswith(_LOCAL_NAMES[1:]):
         raise _violation("url", f"{host} is a local name; send a public https:// URL and resend the request.")
     try:
