@@ -245,6 +245,19 @@ VOYAGE_BATCH_ITEM_MAX_ATTEMPTS = env_int("VOYAGE_BATCH_ITEM_MAX_ATTEMPTS", 3)
 VOYAGE_BATCH_DEADLINE_SECONDS = env_int("VOYAGE_BATCH_DEADLINE_SECONDS", 1800)
 VOYAGE_BATCH_SWEEP_SECONDS = env_int("VOYAGE_BATCH_SWEEP_SECONDS", 60)
 
+# Webhook deliveries (webhooks/delivery.py). Retries wait these many seconds after each failed
+# attempt (plus or minus 10 % jitter): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, so a delivery
+# is attempted 8 times over about 27.5 hours before it is dead.
+WEBHOOK_RETRY_DELAYS_SECONDS = tuple(
+    int(part) for part in env_str("WEBHOOK_RETRY_DELAYS_SECONDS", "60,300,1800,7200,18000,36000,36000").split(",")
+)
+WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10)  # the whole POST, connect to last byte
+WEBHOOK_LEASE_MARGIN_SECONDS = env_int("WEBHOOK_LEASE_MARGIN_SECONDS", 20)  # lease = timeout + margin
+WEBHOOK_RESPONSE_EXCERPT_BYTES = 1024  # of each answer, kept with the attempt
+WEBHOOK_SWEEP_SECONDS = env_int("WEBHOOK_SWEEP_SECONDS", 10)  # due retries wait at most this long for the sweep
+WEBHOOK_REDISPATCH_AFTER_SECONDS = env_int("WEBHOOK_REDISPATCH_AFTER_SECONDS", 120)
+WEBHOOK_SWEEP_BATCH = 1000
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
@@ -337,6 +350,8 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-sources-daily": {"task": "screening.refresh_sources", "schedule": 86400.0},
     # Job items (voyage batches, ...) lost with a worker or a broker restart are re-sent; overdue jobs end.
     "sweep-jobs": {"task": "jobs.sweep", "schedule": float(VOYAGE_BATCH_SWEEP_SECONDS)},
+    # Webhook deliveries: retries that came due, attempts lost with their worker.
+    "sweep-webhook-deliveries": {"task": "webhooks.sweep", "schedule": float(WEBHOOK_SWEEP_SECONDS)},
 }
 
 # Outbound HTTP (config/outbound.py) refuses private, loopback, link-local, CGNAT, multicast and

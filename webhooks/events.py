@@ -1,4 +1,4 @@
-"""Writing events to the durable log (one function every emitter calls)."""
+"""Writing events to the durable log (one function every emitter calls) and queueing their deliveries."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from typing import Any
 
 from webhooks.models import Event
 
+# The types an endpoint may list in event_types (contract part 6, plus completions as they arrive).
+# A type added here later is never sent to an endpoint that listed its own types.
 EVENT_TYPES = (
     "vessel_monitor.ready",
     "vessel_risk.changed",
@@ -18,6 +20,15 @@ EVENT_TYPES = (
 
 
 def emit(account_id: str, environment: str, event_type: str, data: dict[str, Any]) -> Event:
+    """Record the event and a pending delivery per receiving endpoint, in the caller's transaction.
+
+    The deliveries' tasks are sent once that transaction commits (transactional outbox): an
+    event rolled back is never delivered, an event committed is never lost.
+    """
+    from webhooks.delivery import fan_out
+
     if event_type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {event_type}")
-    return Event.objects.create(account_id=account_id, environment=environment, type=event_type, data=data)
+    event = Event.objects.create(account_id=account_id, environment=environment, type=event_type, data=data)
+    fan_out(event)
+    return event

@@ -1,22 +1,27 @@
-"""Webhook endpoints: create, update, delete (one transaction each), with the URL policy checked at save."""
+"""Webhook endpoints (create, update, delete, rotate the secret) and deliveries (test, redeliver).
+
+One transaction each; the URL policy is checked at save."""
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.tenancy import Owner
 from config import outbound
 from config.api.errors import ApiError, FieldViolation
 from config.api.responses import to_json_bytes
+from webhooks.delivery import TEST_EVENT_TYPE, dispatch, queue_test_delivery
 from webhooks.events import EVENT_TYPES
-from webhooks.models import WebhookEndpoint
-from webhooks.selectors import endpoint_document, owned_endpoint
+from webhooks.models import Delivery, WebhookEndpoint
+from webhooks.selectors import delivery_document, endpoint_document, owned_delivery, owned_endpoint
 
 MAX_ENDPOINTS_PER_ENVIRONMENT = 10
 SECRET_PREFIX = "whsec_"
@@ -127,3 +132,82 @@ def delete_endpoint(
         if in_transaction is not None:
             in_transaction(saved)
     return saved
+
+
+def rotate_secret(
+    owner: Owner,
+    endpoint_id: str,
+    overlap_hours: int,
+    *,
+    in_transaction: Callable[[SavedEndpoint], None] | None = None,
+) -> SavedEndpoint:
+    """A new signing secret (returned once); the old one keeps signing alongside it for `overlap_hours`."""
+    with transaction.atomic():
+        endpoint = owned_endpoint(owner, endpoint_id, for_update=True)
+        now = timezone.now()
+        if overlap_hours:
+            endpoint.previous_secret = endpoint.secret
+            endpoint.previous_secret_expires_at = now + timedelta(hours=overlap_hours)
+        else:
+            endpoint.previous_secret, endpoint.previous_secret_expires_at = "", None
+        endpoint.secret = SECRET_PREFIX + secrets.token_hex(32)
+        endpoint.save()
+        saved = _saved(endpoint, None, with_secret=True)
+        if in_transaction is not None:
+            in_transaction(saved)
+    return saved
+
+
+@dataclass(frozen=True)
+class QueuedDelivery:
+    delivery: Delivery
+    document: dict
+    body: bytes
+    quota: Any = None
+
+
+def _queued(delivery: Delivery) -> QueuedDelivery:
+    document = delivery_document(delivery)
+    return QueuedDelivery(delivery, document, to_json_bytes(document))
+
+
+def send_test_delivery(
+    owner: Owner, endpoint_id: str, *, in_transaction: Callable[[QueuedDelivery], None] | None = None
+) -> QueuedDelivery:
+    """Queue a signed `webhook.test` event to this endpoint (sent even if it is disabled or lists types)."""
+    with transaction.atomic():
+        endpoint = owned_endpoint(owner, endpoint_id)
+        queued = _queued(queue_test_delivery(endpoint))
+        if in_transaction is not None:
+            in_transaction(queued)
+    return queued
+
+
+def redeliver(
+    owner: Owner, delivery_id: str, *, in_transaction: Callable[[QueuedDelivery], None] | None = None
+) -> QueuedDelivery:
+    """Send the same event (same event id) again now; the retry schedule starts again."""
+    with transaction.atomic():
+        delivery = owned_delivery(owner, delivery_id, for_update=True)
+        if delivery.status == Delivery.Status.SENDING:
+            raise ApiError(
+                409,
+                "delivery_in_progress",
+                "An attempt of this delivery is in flight; wait for it (GET the delivery) and resend if it fails.",
+            )
+        if not delivery.endpoint.enabled and delivery.event_type != TEST_EVENT_TYPE:
+            raise ApiError(
+                409,
+                "endpoint_disabled",
+                f"Webhook endpoint {delivery.endpoint_id} is disabled; enable it (PATCH enabled=true) and resend.",
+            )
+        now = timezone.now()
+        Delivery.objects.filter(pk=delivery.pk).update(
+            status=Delivery.Status.PENDING, round_attempts=0, next_attempt_at=now, dispatched_at=now
+        )
+        delivery.refresh_from_db()
+        queued = _queued(delivery)
+        if in_transaction is not None:
+            in_transaction(queued)
+    transaction.on_commit(lambda: dispatch([delivery.pk]))
+    return queued

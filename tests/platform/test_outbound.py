@@ -6,7 +6,6 @@ here). `socket.getaddrinfo` is replaced only where a test must decide what a nam
 
 from __future__ import annotations
 
-import datetime
 import ipaddress
 import json
 import os
@@ -24,6 +23,7 @@ import pytest
 
 from config import outbound
 from config.outbound import OutboundFailed, OutboundRefused, refusal_reason
+from tests.support.tls import self_signed_certificate
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -455,41 +455,9 @@ def test_a_post_is_sent_once_even_when_it_fails(server, loopback):
 # -- HTTPS: connect to the checked address, verify the certificate against the name -------------
 
 
-def _certificate(tmp_path: Path, name: str) -> tuple[Path, Path]:
-    try:
-        from cryptography import x509
-        from cryptography.hazmat.primitives import hashes, serialization
-        from cryptography.hazmat.primitives.asymmetric import ec
-        from cryptography.x509.oid import NameOID
-    except ImportError:  # pragma: no cover - cryptography is pinned
-        pytest.skip("cryptography is not installed")
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / f"{name}.crt", tmp_path / f"{name}.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    )
-    return cert_path, key_path
-
-
 @pytest.fixture
 def https_server(tmp_path, monkeypatch):
-    cert, key = _certificate(tmp_path, "registers.example")
+    cert, key = self_signed_certificate(tmp_path, "registers.example")
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     sni: list[str | None] = []

@@ -1,4 +1,5 @@
-"""Webhook endpoints (webhooks:manage): create (the secret once), list, get, update, delete."""
+"""Webhook endpoints and the delivery log (webhooks:manage): endpoint lifecycle (the secret once, rotation),
+the signed test delivery, deliveries listed and fetched with their attempts, redelivery."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from config.api.openapi import creating_operation
 from config.api.responses import json_bytes_response, to_json_bytes
 from metering.idempotency import claim_of, idempotent
 from webhooks import selectors, services
+from webhooks.delivery import TEST_EVENT_TYPE
 from webhooks.events import EVENT_TYPES
-from webhooks.selectors import EndpointFilter
+from webhooks.models import Delivery, DeliveryAttempt
+from webhooks.selectors import DeliveryFilter, EndpointFilter
 
 SCOPE = "webhooks:manage"
 
@@ -40,7 +43,13 @@ class EndpointSchema(serializers.Serializer):
     url = serializers.CharField()
     event_types = serializers.ListField(child=serializers.ChoiceField(choices=list(EVENT_TYPES)))
     enabled = serializers.BooleanField()
+    disabled_reason = serializers.CharField(
+        allow_null=True, help_text="Why the service disabled it (a 410 from the receiver); null otherwise"
+    )
     description = serializers.CharField()
+    previous_secret_expires_at = serializers.DateTimeField(
+        allow_null=True, help_text="While a rotation's overlap lasts: when the previous secret stops signing"
+    )
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
     url_warning = serializers.CharField(required=False, help_text="The name did not resolve when saved")
@@ -52,6 +61,61 @@ class CreatedEndpointSchema(EndpointSchema):
 
 class EndpointListSchema(serializers.Serializer):
     webhook_endpoints = EndpointSchema(many=True)
+    next_cursor = serializers.CharField(allow_null=True)
+
+
+class RotationInput(serializers.Serializer):
+    overlap_hours = serializers.IntegerField(
+        min_value=0,
+        max_value=168,
+        required=False,
+        default=24,
+        help_text="Hours the previous secret keeps signing alongside the new one (v1= twice); 0 ends it now",
+    )
+
+
+class AttemptSchema(serializers.Serializer):
+    number = serializers.IntegerField()
+    trigger = serializers.ChoiceField(choices=DeliveryAttempt.Trigger.values)
+    outcome = serializers.ChoiceField(choices=DeliveryAttempt.Outcome.values)
+    started_at = serializers.DateTimeField()
+    duration_ms = serializers.IntegerField(allow_null=True)
+    status_code = serializers.IntegerField(allow_null=True)
+    error = serializers.CharField(allow_null=True)
+    response_excerpt = serializers.CharField(help_text="The first 1,024 bytes of the answer")
+
+
+class EventEnvelopeSchema(serializers.Serializer):
+    id = serializers.CharField(help_text="Event id (evt_…): deduplicate on it")
+    type = serializers.ChoiceField(choices=[*EVENT_TYPES, TEST_EVENT_TYPE])
+    created = serializers.DateTimeField()
+    environment = serializers.ChoiceField(choices=["test", "live"])
+    api_version = serializers.CharField()
+    data = serializers.DictField()
+
+
+class DeliverySchema(serializers.Serializer):
+    id = serializers.CharField()
+    event_id = serializers.CharField()
+    event_type = serializers.ChoiceField(choices=[*EVENT_TYPES, TEST_EVENT_TYPE])
+    endpoint_id = serializers.CharField()
+    status = serializers.ChoiceField(choices=Delivery.Status.values)
+    attempt_count = serializers.IntegerField()
+    next_attempt_at = serializers.DateTimeField(allow_null=True)
+    last_attempt_at = serializers.DateTimeField(allow_null=True)
+    last_status_code = serializers.IntegerField(allow_null=True)
+    last_error = serializers.CharField(allow_null=True)
+    delivered_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class DeliveryDetailSchema(DeliverySchema):
+    event = EventEnvelopeSchema(help_text="The envelope as it is signed and sent")
+    attempts = AttemptSchema(many=True)
+
+
+class DeliveryListSchema(serializers.Serializer):
+    webhook_deliveries = DeliverySchema(many=True)
     next_cursor = serializers.CharField(allow_null=True)
 
 
@@ -123,3 +187,78 @@ class WebhookEndpointDetailView(KeyedAPIView):
     def delete(self, request, endpoint_id: str):  # type: ignore[no-untyped-def]
         saved = services.delete_endpoint(request.auth, endpoint_id, in_transaction=claim_of(request).completes(200))
         return json_bytes_response(saved.body)
+
+
+class WebhookEndpointTestView(KeyedAPIView):
+    required_scope = SCOPE
+
+    @creating_operation(
+        operation_id="send_webhook_test_delivery",
+        summary="Send a signed webhook.test event to this endpoint (whatever it lists); follow it in the delivery log",
+        request=None,
+        responses={202: OpenApiResponse(DeliverySchema)},
+    )
+    @idempotent
+    def post(self, request, endpoint_id: str):  # type: ignore[no-untyped-def]
+        queued = services.send_test_delivery(request.auth, endpoint_id, in_transaction=claim_of(request).completes(202))
+        return json_bytes_response(queued.body, status=202)
+
+
+class WebhookEndpointRotationView(KeyedAPIView):
+    required_scope = SCOPE
+
+    @creating_operation(
+        operation_id="rotate_webhook_secret",
+        summary="Replace the signing secret (returned once); the old one keeps signing during the overlap",
+        request=RotationInput,
+        responses={200: OpenApiResponse(CreatedEndpointSchema)},
+    )
+    @idempotent
+    def post(self, request, endpoint_id: str):  # type: ignore[no-untyped-def]
+        values = _valid(RotationInput, request.data)
+        saved = services.rotate_secret(
+            request.auth, endpoint_id, values["overlap_hours"], in_transaction=claim_of(request).completes(200)
+        )
+        return json_bytes_response(saved.body)
+
+
+class WebhookDeliveryCollectionView(KeyedAPIView):
+    required_scope = SCOPE
+
+    @extend_schema(
+        operation_id="list_webhook_deliveries",
+        summary="The environment's deliveries, newest first",
+        parameters=[DeliveryFilter],
+        responses={200: DeliveryListSchema},
+    )
+    def get(self, request):  # type: ignore[no-untyped-def]
+        filters = read_filters(DeliveryFilter, request.query_params)
+        return json_bytes_response(to_json_bytes(selectors.delivery_list(request.auth, filters)))
+
+
+class WebhookDeliveryDetailView(KeyedAPIView):
+    required_scope = SCOPE
+
+    @extend_schema(
+        operation_id="get_webhook_delivery",
+        summary="One delivery with the signed envelope and every attempt",
+        responses={200: DeliveryDetailSchema},
+    )
+    def get(self, request, delivery_id: str):  # type: ignore[no-untyped-def]
+        return json_bytes_response(to_json_bytes(selectors.delivery_detail(request.auth, delivery_id)))
+
+
+class WebhookRedeliveryView(KeyedAPIView):
+    required_scope = SCOPE
+
+    @creating_operation(
+        operation_id="redeliver_webhook_delivery",
+        summary="Send the same event (same event id) again now; the retry schedule starts again",
+        request=None,
+        responses={202: OpenApiResponse(DeliverySchema)},
+        error_notes={409: "An attempt is in flight, or the endpoint is disabled"},
+    )
+    @idempotent
+    def post(self, request, delivery_id: str):  # type: ignore[no-untyped-def]
+        queued = services.redeliver(request.auth, delivery_id, in_transaction=claim_of(request).completes(202))
+        return json_bytes_response(queued.body, status=202)

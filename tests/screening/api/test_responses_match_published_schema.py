@@ -232,6 +232,15 @@ def test_every_operation_answers_what_the_published_schema_describes(
         "patch",
         client.patch(one, data={"enabled": False}, content_type="application/json", **keyed(live)),
     )
+    rotated = _post(client, keyed, live, f"{one}/rotate-secret", {"overlap_hours": 1})
+    published.check(f"{hooks}/{{endpoint_id}}/rotate-secret", "post", rotated)
+    sent = published.check(f"{hooks}/{{endpoint_id}}/test", "post", _post(client, keyed, live, f"{one}/test", {}))
+    deliveries = "/api/v1/webhook-deliveries"
+    published.check(deliveries, "get", client.get(f"{deliveries}?event_type=webhook.test", **keyed(live)))
+    delivery = f"{deliveries}/{sent['id']}"
+    published.check(f"{deliveries}/{{delivery_id}}", "get", client.get(delivery, **keyed(live)))
+    redelivered = _post(client, keyed, live, f"{delivery}/redeliver", {})
+    published.check(f"{deliveries}/{{delivery_id}}/redeliver", "post", redelivered)
     published.check(f"{hooks}/{{endpoint_id}}", "delete", client.delete(one, **keyed(live)))  # no key: 400
     published.check(
         f"{hooks}/{{endpoint_id}}", "delete", client.delete(one, HTTP_IDEMPOTENCY_KEY="schema-del", **keyed(live))
