@@ -258,6 +258,14 @@ WEBHOOK_SWEEP_SECONDS = env_int("WEBHOOK_SWEEP_SECONDS", 10)  # due retries wait
 WEBHOOK_REDISPATCH_AFTER_SECONDS = env_int("WEBHOOK_REDISPATCH_AFTER_SECONDS", 120)
 WEBHOOK_SWEEP_BATCH = 1000
 
+# Monitors (monitoring/runs.py): a run is leased to one worker; lost runs are re-run up to the max.
+MONITOR_RUN_LEASE_SECONDS = env_int("MONITOR_RUN_LEASE_SECONDS", 300)
+MONITOR_RUN_MAX_ATTEMPTS = env_int("MONITOR_RUN_MAX_ATTEMPTS", 3)
+MONITOR_SCHEDULE_BATCH = 20_000  # slots opened per tick
+MONITOR_TICK_SECONDS = env_int("MONITOR_TICK_SECONDS", 60)
+VESSEL_MONITORS_PER_ACCOUNT = 50  # hulls per self-serve account and environment (contract 8)
+CORRIDOR_MONITORS_PER_KEY = 10  # live corridor monitors (contract 8)
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
@@ -352,6 +360,8 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-jobs": {"task": "jobs.sweep", "schedule": float(VOYAGE_BATCH_SWEEP_SECONDS)},
     # Webhook deliveries: retries that came due, attempts lost with their worker.
     "sweep-webhook-deliveries": {"task": "webhooks.sweep", "schedule": float(WEBHOOK_SWEEP_SECONDS)},
+    # Monitors: open the runs whose slot has come; recover lost and deferred runs.
+    "tick-monitors": {"task": "monitoring.tick", "schedule": float(MONITOR_TICK_SECONDS)},
 }
 
 # Outbound HTTP (config/outbound.py) refuses private, loopback, link-local, CGNAT, multicast and

@@ -12,6 +12,7 @@ api_v1 = [
     path("", include("screening.api.urls")),
     path("", include("voyages.api.urls")),
     path("", include("webhooks.api.urls")),
+    path("", include("monitoring.api.urls")),
 ]
 
 urlpatterns = [

@@ -27,19 +27,28 @@ ERROR_DESCRIPTIONS = {
 }
 
 
+_ERROR_ENVELOPE_REF = inline_serializer(
+    name="ErrorEnvelopeRef",
+    fields={
+        "code": serializers.CharField(),
+        "message": serializers.CharField(),
+        "request_id": serializers.CharField(),
+    },
+)
+
+
 def error_response(status: int, description: str | None = None) -> OpenApiResponse:
     """For @extend_schema(responses=...): an error answered in the envelope."""
     return OpenApiResponse(
-        response=inline_serializer(
-            name="ErrorEnvelopeRef",
-            fields={
-                "code": serializers.CharField(),
-                "message": serializers.CharField(),
-                "request_id": serializers.CharField(),
-            },
-        ),
-        description=description or ERROR_DESCRIPTIONS.get(status, "Error"),
+        response=_ERROR_ENVELOPE_REF, description=description or ERROR_DESCRIPTIONS.get(status, "Error")
     )
+
+
+class DeletedSchema(serializers.Serializer):
+    """What a DELETE answers: the id and deleted true."""
+
+    id = serializers.CharField()
+    deleted = serializers.BooleanField()
 
 
 IDEMPOTENCY_KEY = OpenApiParameter(

@@ -9,7 +9,7 @@ from rest_framework import serializers
 from accounts.api.base import KeyedAPIView
 from config.api.fields import StrictBooleanField, StrictStringField
 from config.api.filters import read_filters
-from config.api.openapi import creating_operation
+from config.api.openapi import DeletedSchema, creating_operation
 from config.api.responses import json_bytes_response, to_json_bytes
 from metering.idempotency import claim_of, idempotent
 from webhooks import selectors, services
@@ -117,11 +117,6 @@ class DeliveryDetailSchema(DeliverySchema):
 class DeliveryListSchema(serializers.Serializer):
     webhook_deliveries = DeliverySchema(many=True)
     next_cursor = serializers.CharField(allow_null=True)
-
-
-class DeletedSchema(serializers.Serializer):
-    id = serializers.CharField()
-    deleted = serializers.BooleanField()
 
 
 def _valid(serializer_class: type[serializers.Serializer], data: object, *, partial: bool = False) -> dict:

@@ -246,6 +246,36 @@ def test_every_operation_answers_what_the_published_schema_describes(
         f"{hooks}/{{endpoint_id}}", "delete", client.delete(one, HTTP_IDEMPOTENCY_KEY="schema-del", **keyed(live))
     )
 
+    # Vessel monitors (a live one run once, a simulation one fed verdicts).
+    from monitoring import runs
+    from monitoring.models import VesselMonitorRun
+    from monitoring.vessels import KIND
+
+    monitors = "/api/v1/vessel-monitors"
+    watched = published.check(monitors, "post", _post(client, keyed, live, monitors, {"imo": demo.GREEN_CLEAN}))
+    runs.run(KIND, VesselMonitorRun.objects.get(monitor_id=watched["id"]).pk)
+    simulated = published.check(
+        monitors, "post", _post(client, keyed, live, monitors, {"imo": demo.GREEN_CLEAN, "mode": "simulation"})
+    )
+    simulate = f"{monitors}/{simulated['id']}/simulate"
+    for status in ("GREEN", "RED"):
+        published.check(
+            f"{monitors}/{{monitor_id}}/simulate",
+            "post",
+            _post(client, keyed, live, simulate, {"sanctions_status": status}),
+        )
+    published.check(monitors, "get", client.get(monitors, **keyed(live)))
+    published.check(f"{monitors}/{{monitor_id}}", "get", client.get(f"{monitors}/{watched['id']}", **keyed(live)))
+    for monitor_id in (watched["id"], simulated["id"]):
+        published.check(
+            f"{monitors}/{{monitor_id}}/runs", "get", client.get(f"{monitors}/{monitor_id}/runs", **keyed(live))
+        )
+    published.check(
+        f"{monitors}/{{monitor_id}}",
+        "delete",
+        client.delete(f"{monitors}/{watched['id']}", HTTP_IDEMPOTENCY_KEY="schema-del-vmo", **keyed(live)),
+    )
+
     assert not published.failures, "responses the published schema rejects:\n" + "\n".join(published.failures)
     operations = {
         (path, method)

@@ -1,0 +1,262 @@
+"""One way to run monitors (vessel and corridor): schedule slots, claim a run under a lease, write its
+result once, defer it while the allowance is used, and recover runs lost with a worker.
+
+schedule()  (beat) For every scheduled monitor whose `next_run_at` has come, one run row for that slot
+            (unique per (monitor, slot): a second schedule of the same slot finds it), the monitor's
+            next slot moved on by the kind's cadence (missed slots are not replayed), and a task per
+            run sent after commit.
+claim()     queued -> running under a lease and one more attempt.
+run()       The kind's `execute(run)` does the work; it must call `complete(run, **fields)` inside the
+            transaction that writes what the run produced (a screening record, events): the result
+            and the run's status commit together or not at all, and a worker whose lease was taken
+            over writes nothing (LeaseLost). `execute` raises Deferred when the allowance is used or
+            the account is paused: the run waits (status deferred, its attempt not counted) and runs
+            after `until`. An ApiError fails the run with its error (the next slot runs as usual).
+sweep()     (beat) Runs past their lease are queued again (failed after max attempts); deferred runs
+            whose time came are queued again; queued runs whose task never ran are re-sent.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, models, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from config.api.errors import ApiError
+from monitoring.models import RunStatus
+
+logger = logging.getLogger("service.monitoring")
+
+RAN = "ran"
+RAN_FAILED = "failed"
+RAN_DEFERRED = "deferred"
+RAN_SKIPPED = "skipped"
+RAN_SUPERSEDED = "superseded"
+
+
+class LeaseLost(Exception):
+    """The run is no longer held under this attempt: roll back what the attempt wrote."""
+
+
+class Deferred(Exception):
+    """The run cannot be charged now (allowance used, account paused): try again after `until`."""
+
+    def __init__(self, until: datetime, reason: str) -> None:
+        super().__init__(reason)
+        self.until = until
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class MonitorKind:
+    """name: task messages and logs ("vessel_monitor"). cadence: time between slots.
+    scheduled: the monitors the schedule runs (e.g. live mode only). execute: runs one claimed run."""
+
+    name: str
+    monitor_model: type[models.Model]
+    run_model: type[models.Model]
+    cadence: timedelta
+    scheduled: Callable[[models.QuerySet], models.QuerySet]
+    execute: Callable[[Any], None]
+
+
+_KINDS: dict[str, MonitorKind] = {}
+
+
+def register(kind: MonitorKind) -> MonitorKind:
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def get(name: str) -> MonitorKind:
+    if name not in _KINDS:
+        from django.utils.module_loading import autodiscover_modules
+
+        autodiscover_modules("tasks")
+    return _KINDS[name]
+
+
+def all_kinds() -> list[MonitorKind]:
+    from django.utils.module_loading import autodiscover_modules
+
+    autodiscover_modules("tasks")
+    return list(_KINDS.values())
+
+
+def _lease(now: datetime) -> datetime:
+    return now + timedelta(seconds=settings.MONITOR_RUN_LEASE_SECONDS)
+
+
+# -- schedule ----------------------------------------------------------------------------------
+
+
+def open_run(kind: MonitorKind, monitor: Any, slot: datetime, **fields: Any) -> tuple[Any, bool]:
+    """The run of `monitor` for `slot`, created queued unless it exists: (run, created)."""
+    try:
+        with transaction.atomic():
+            run = kind.run_model.objects.create(
+                monitor=monitor, slot=slot, status=RunStatus.QUEUED, lease_expires_at=_lease(timezone.now()), **fields
+            )
+        return run, True
+    except IntegrityError:
+        return kind.run_model.objects.get(monitor=monitor, slot=slot), False
+
+
+def schedule(kind: MonitorKind, now: datetime | None = None) -> list[int]:
+    """Open the runs of every scheduled monitor whose slot has come; returns the run ids sent."""
+    now = now or timezone.now()
+    due = kind.scheduled(kind.monitor_model.objects.filter(next_run_at__lte=now)).order_by("next_run_at")
+    opened: list[int] = []
+    for monitor in due[: settings.MONITOR_SCHEDULE_BATCH]:
+        slot = monitor.next_run_at
+        following = slot + kind.cadence
+        while following <= now:  # a slot missed while the service was down is not replayed
+            following += kind.cadence
+        with transaction.atomic():
+            if not kind.monitor_model.objects.filter(pk=monitor.pk, next_run_at=slot).update(next_run_at=following):
+                continue  # another scheduler took this slot
+            run, created = open_run(kind, monitor, slot)
+        if created:
+            opened.append(run.pk)
+    if opened:
+        dispatch(kind, opened)
+    return opened
+
+
+def dispatch(kind: MonitorKind, run_ids: Iterable[int]) -> int:
+    """One task per run (best effort: the sweep re-sends what the broker did not take)."""
+    from monitoring.tasks import run_monitor
+
+    sent = 0
+    for run_id in run_ids:
+        try:
+            run_monitor.delay(kind.name, run_id)
+        except Exception:  # the broker's errors vary by transport; the sweep is the recovery
+            logger.warning("%s run %s not sent; the sweep will re-send it", kind.name, run_id, exc_info=True)
+        else:
+            sent += 1
+    return sent
+
+
+# -- run ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Claimed:
+    kind: MonitorKind
+    run: Any
+    attempt: int
+    done: bool = False
+
+
+def claim(kind: MonitorKind, run_id: int, now: datetime | None = None) -> Claimed | None:
+    now = now or timezone.now()
+    if not kind.run_model.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+        status=RunStatus.RUNNING, lease_expires_at=_lease(now), attempts=F("attempts") + 1
+    ):
+        return None
+    run = kind.run_model.objects.select_related("monitor", "monitor__account").get(pk=run_id)
+    return Claimed(kind, run, run.attempts)
+
+
+def complete(claimed: Claimed, **fields: Any) -> None:
+    """Mark the run completed with its result fields; call inside the transaction writing the result."""
+    if not claimed.kind.run_model.objects.filter(
+        pk=claimed.run.pk, status=RunStatus.RUNNING, attempts=claimed.attempt
+    ).update(status=RunStatus.COMPLETED, lease_expires_at=None, completed_at=timezone.now(), **fields):
+        raise LeaseLost(claimed.run.pk)
+    claimed.done = True
+
+
+def run(kind: MonitorKind, run_id: int, now: datetime | None = None) -> str:
+    """The worker's body for one message: claim the run, execute it, settle it."""
+    claimed = claim(kind, run_id, now)
+    if claimed is None:
+        return RAN_SKIPPED
+    return run_claimed(claimed)
+
+
+def run_claimed(claimed: Claimed) -> str:
+    kind, held = claimed.kind, kind_run_filter(claimed)
+    try:
+        kind.execute(claimed)
+        if not claimed.done:
+            raise RuntimeError(f"{kind.name}: execute returned without completing run {claimed.run.pk}")
+        return RAN
+    except LeaseLost:
+        logger.warning("%s run %s attempt %s was taken over; dropped", kind.name, claimed.run.pk, claimed.attempt)
+        return RAN_SUPERSEDED
+    except Deferred as deferred:
+        held.update(
+            status=RunStatus.DEFERRED,
+            attempts=F("attempts") - 1,  # waiting for the allowance is not an attempt
+            lease_expires_at=deferred.until,
+            error={"code": "deferred", "message": deferred.reason},
+        )
+        return RAN_DEFERRED
+    except ApiError as exc:
+        held.update(
+            status=RunStatus.FAILED,
+            lease_expires_at=None,
+            completed_at=timezone.now(),
+            error={"code": exc.code, "message": exc.message},
+        )
+        return RAN_FAILED
+
+
+def kind_run_filter(claimed: Claimed) -> models.QuerySet:
+    """The run, only while this attempt still holds it."""
+    return claimed.kind.run_model.objects.filter(pk=claimed.run.pk, status=RunStatus.RUNNING, attempts=claimed.attempt)
+
+
+# -- sweep -------------------------------------------------------------------------------------
+
+
+@dataclass
+class SweepReport:
+    requeued: int = 0
+    failed: int = 0
+    resent: int = 0
+
+    def as_dict(self) -> dict:
+        return {"requeued": self.requeued, "failed": self.failed, "resent": self.resent}
+
+
+def sweep(kind: MonitorKind, now: datetime | None = None) -> SweepReport:
+    now = now or timezone.now()
+    report = SweepReport()
+    runs = kind.run_model.objects
+    lost = runs.filter(status=RunStatus.RUNNING, lease_expires_at__lte=now)
+    report.failed = lost.filter(attempts__gte=settings.MONITOR_RUN_MAX_ATTEMPTS).update(
+        status=RunStatus.FAILED,
+        lease_expires_at=None,
+        completed_at=now,
+        error={"code": "attempts_exhausted", "message": "the run was lost with its worker too many times"},
+    )
+    resend: list[int] = []
+    for status in (RunStatus.RUNNING, RunStatus.DEFERRED, RunStatus.QUEUED):
+        stale = runs.filter(status=status, lease_expires_at__lte=now)
+        for run_id, lease in stale.values_list("pk", "lease_expires_at"):
+            if runs.filter(pk=run_id, status=status, lease_expires_at=lease).update(
+                status=RunStatus.QUEUED, lease_expires_at=_lease(now)
+            ):
+                resend.append(run_id)
+                report.requeued += status != RunStatus.QUEUED
+    report.resent = dispatch(kind, resend) if resend else 0
+    return report
+
+
+def tick(now: datetime | None = None) -> dict[str, dict]:
+    """The beat task: schedule due slots and recover runs, for every kind."""
+    report = {}
+    for kind in all_kinds():
+        opened = schedule(kind, now)
+        report[kind.name] = {"opened": len(opened), **sweep(kind, now).as_dict()}
+    return report

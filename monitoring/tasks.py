@@ -1,0 +1,21 @@
+"""Celery tasks of monitors (thin: monitoring.runs does the work). Importing the kinds registers them."""
+
+from celery import shared_task
+
+from monitoring import vessels  # noqa: F401  (registers the vessel monitor kind)
+
+
+@shared_task(name="monitoring.run")
+def run_monitor(kind: str, run_id: int) -> str:
+    """One run of a monitor of `kind` (a duplicate message does nothing)."""
+    from monitoring import runs
+
+    return runs.run(runs.get(kind), run_id)
+
+
+@shared_task(name="monitoring.tick")
+def tick_monitors() -> dict:
+    """Beat: open the runs whose slot has come, recover lost and deferred runs."""
+    from monitoring import runs
+
+    return runs.tick()
