@@ -284,7 +284,7 @@ SERVICE_API_VERSION = "2026-10-08"
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["config.api.renderers.ServiceJSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.api.parsers.ServiceJSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

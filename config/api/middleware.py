@@ -3,18 +3,21 @@ never reach a DRF view (unknown paths, Django's own 404/405/500)."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from config.api.errors import backing_service_down, error_json_response, unavailable_error
+from config.api.errors import FieldViolation, backing_service_down, error_json_response, unavailable_error
 from config.api.ids import is_well_formed_request_id, new_request_id
 
 logger = logging.getLogger("service.errors")
 
 API_PREFIX = "/api/"
+MAX_PATH_CHARS = 1024
+MAX_QUERY_CHARS = 4096
 
 
 def is_api_path(path: str) -> bool:
@@ -59,6 +62,10 @@ class ApiErrorMiddleware:
         if too_large is not None:
             request.error_code = "request_too_large"  # the access log's code for a keyed 413
             return too_large
+        unreadable = self._unreadable_url(request)
+        if unreadable is not None:
+            request.error_code = json.loads(unreadable.content)["code"]
+            return unreadable
         response = self.get_response(request)
         if response.status_code >= 400 and not response.get("Content-Type", "").startswith("application/json"):
             code, message = _GENERIC_ERRORS.get(response.status_code, ("error", "The request failed."))
@@ -83,6 +90,27 @@ class ApiErrorMiddleware:
             return error_json_response(
                 request, 413, "request_too_large", f"The request body is {length} bytes; the limit is {limit} bytes."
             )
+        return None
+
+    def _unreadable_url(self, request: HttpRequest) -> HttpResponse | None:
+        """URLs no resource can have: too long (414), a NUL in the path (404) or in a parameter (422)."""
+        query = request.META.get("QUERY_STRING", "")
+        if len(request.path) > MAX_PATH_CHARS or len(query) > MAX_QUERY_CHARS:
+            message = (
+                f"The URL is too long (path up to {MAX_PATH_CHARS} characters, query up to {MAX_QUERY_CHARS}); "
+                "send shorter filter values."
+            )
+            return error_json_response(request, 414, "uri_too_long", message)
+        if "\x00" in request.path:
+            return error_json_response(request, 404, *_GENERIC_ERRORS[404])
+        bad = [name for name, values in request.GET.lists() if "\x00" in name or any("\x00" in v for v in values)]
+        if bad:
+            violations = [
+                {"field": name.replace("\x00", ""), "message": "contains a NUL character (U+0000); remove it."}
+                for name in bad
+            ]
+            refused = FieldViolation(violations)
+            return error_json_response(request, 422, refused.code, refused.message, field_violations=violations)
         return None
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
