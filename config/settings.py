@@ -93,6 +93,7 @@ INSTALLED_APPS = [
     "screening",
     "voyages",
     "monitoring",
+    "exports",
     "webhooks",
     "mcp_bridge",
 ]
@@ -258,6 +259,14 @@ WEBHOOK_SWEEP_SECONDS = env_int("WEBHOOK_SWEEP_SECONDS", 10)  # due retries wait
 WEBHOOK_REDISPATCH_AFTER_SECONDS = env_int("WEBHOOK_REDISPATCH_AFTER_SECONDS", 120)
 WEBHOOK_SWEEP_BATCH = 1000
 
+# Exports (exports/): files written by workers under EXPORT_DIR (shared by web and worker processes),
+# removed EXPORT_RETENTION_HOURS after completion (the record stays, status expired).
+EXPORT_DIR = Path(os.environ.get("EXPORT_DIR", VAR_DIR / "exports"))
+EXPORT_RETENTION_HOURS = env_int("EXPORT_RETENTION_HOURS", 24)
+EXPORT_ITEM_LEASE_SECONDS = env_int("EXPORT_ITEM_LEASE_SECONDS", 900)
+EXPORT_ITEM_MAX_ATTEMPTS = env_int("EXPORT_ITEM_MAX_ATTEMPTS", 3)
+EXPORT_DEADLINE_SECONDS = env_int("EXPORT_DEADLINE_SECONDS", 7200)
+
 # Monitors (monitoring/runs.py): a run is leased to one worker; lost runs are re-run up to the max.
 MONITOR_RUN_LEASE_SECONDS = env_int("MONITOR_RUN_LEASE_SECONDS", 300)
 MONITOR_RUN_MAX_ATTEMPTS = env_int("MONITOR_RUN_MAX_ATTEMPTS", 3)
@@ -362,6 +371,8 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-webhook-deliveries": {"task": "webhooks.sweep", "schedule": float(WEBHOOK_SWEEP_SECONDS)},
     # Monitors: open the runs whose slot has come; recover lost and deferred runs.
     "tick-monitors": {"task": "monitoring.tick", "schedule": float(MONITOR_TICK_SECONDS)},
+    # Export files past their retention.
+    "remove-expired-exports": {"task": "exports.remove_expired", "schedule": 3600.0},
 }
 
 # Outbound HTTP (config/outbound.py) refuses private, loopback, link-local, CGNAT, multicast and

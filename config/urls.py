@@ -13,6 +13,7 @@ api_v1 = [
     path("", include("voyages.api.urls")),
     path("", include("webhooks.api.urls")),
     path("", include("monitoring.api.urls")),
+    path("", include("exports.api.urls")),
 ]
 
 urlpatterns = [

@@ -78,7 +78,7 @@ class CreatedJob:
 
     job: Job
     body: bytes
-    quota: quota.QuotaState
+    quota: quota.QuotaState | None  # None for a kind that draws no allowance
 
 
 def _lease(kind: JobKind, now: datetime) -> datetime:
@@ -99,17 +99,21 @@ def create(
     specs: list[ItemSpec],
     *,
     customer_reference: str = "",
+    job_fields: dict[str, Any] | None = None,
     in_transaction: Callable[[CreatedJob], None] | None = None,
     now: datetime | None = None,
 ) -> CreatedJob:
-    """Write the job and its items, reserving one unit per accepted item; send the accepted items."""
+    """Write the job (with the kind's own `job_fields`) and its items, reserving one unit per accepted
+    item when the kind is metered; send the accepted items."""
     accepted = sum(1 for spec in specs if spec.accepted)
-    if accepted:
+    metered = kind.quota_kind is not None
+    if accepted and metered:
         quota.ensure_available(account, environment, kind.quota_kind, accepted)
     now = now or timezone.now()
     with transaction.atomic():
-        state = quota.charge(account, environment, kind.quota_kind, accepted)
+        state = quota.charge(account, environment, kind.quota_kind, accepted) if metered else None
         job = kind.job_model.objects.create(
+            **(job_fields or {}),
             account=account,
             environment=environment,
             customer_reference=customer_reference,
@@ -126,7 +130,7 @@ def create(
                     position=position,
                     request=spec.request,
                     status=JobItem.Status.QUEUED if spec.accepted else JobItem.Status.REJECTED,
-                    reserved_unit=spec.accepted,
+                    reserved_unit=spec.accepted and metered,
                     error=spec.error,
                     # A queued item's lease: when the sweep re-sends it if no worker has claimed it.
                     lease_expires_at=_lease(kind, now) if spec.accepted else None,
@@ -197,7 +201,7 @@ class ItemRun:
         ).update(status=status, lease_expires_at=None, **fields)
         if not updated:
             raise LeaseLost(self.item.pk)
-        if refund and self.item.reserved_unit:
+        if refund and self.item.reserved_unit and self.kind.quota_kind is not None:
             job = self.job
             quota.refund(job.account, job.environment, self.kind.quota_kind)
         self.settled = status
@@ -325,7 +329,7 @@ def _give_up(kind: JobKind, job: Job, items: Q, code: str, message: str) -> int:
             status=JobItem.Status.FAILED, lease_expires_at=None, error=error
         )
         unreserved = open_items.update(status=JobItem.Status.FAILED, lease_expires_at=None, error=error)
-        if reserved:
+        if reserved and kind.quota_kind is not None:
             quota.refund(job.account, job.environment, kind.quota_kind, reserved)
     return reserved + unreserved
 

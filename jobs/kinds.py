@@ -25,7 +25,7 @@ class JobKind:
 
     name: the kind's name, in task messages and in its event type (`<name>.completed`).
     job_model / item_model: the concrete Job and JobItem (the item's JOB_FIELD names its job).
-    quota_kind: the allowance an accepted item reserves one unit of (metering.quota.KIND_*).
+    quota_kind: the allowance an accepted item reserves one unit of (metering.quota.KIND_*), or None.
     run_item: does one claimed item's work. It must call `run.succeeded(**result_fields)` inside
         the transaction that writes the item's result (pass `charged=False` when the result came
         back uncharged: the reserved unit is refunded with it), or raise ApiError for a failed
@@ -43,7 +43,7 @@ class JobKind:
     name: str
     job_model: type[Job]
     item_model: type[JobItem]
-    quota_kind: str
+    quota_kind: str | None  # None: the kind draws no allowance (exports)
     run_item: Callable[[ItemRun], None]
     render: Callable[[Job], dict]
     settings_prefix: str

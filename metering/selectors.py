@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import QuerySet
 from rest_framework import serializers
 
 from accounts.tenancy import Owner
@@ -21,7 +22,7 @@ class AccessLogFilter(ListFilter):
     path = serializers.CharField(required=False, max_length=500, help_text="Path prefix, e.g. /api/v1/screenings")
 
 
-def _entry(entry: AccessLogEntry) -> dict:
+def entry_document(entry: AccessLogEntry) -> dict:
     return {
         "id": entry.id,
         "at": rfc3339(entry.at),
@@ -37,7 +38,8 @@ def _entry(entry: AccessLogEntry) -> dict:
     }
 
 
-def access_log_page(owner: Owner, filters: dict[str, Any]) -> dict[str, Any]:
+def filtered_entries(owner: Owner, filters: dict[str, Any]) -> QuerySet[AccessLogEntry]:
+    """The caller's environment's entries matching the filters (a page of them, or an export of all)."""
     access_log.flush()  # this process's own queued entries are readable at once
     entries = AccessLogEntry.objects.filter(account_id=owner.account_id, environment=owner.environment)
     if "since" in filters:
@@ -48,4 +50,8 @@ def access_log_page(owner: Owner, filters: dict[str, Any]) -> dict[str, Any]:
         entries = entries.filter(status=filters["status"])
     if "path" in filters:
         entries = entries.filter(path__startswith=filters["path"])
-    return paginate(entries, filters, plural="entries", render=_entry)
+    return entries
+
+
+def access_log_page(owner: Owner, filters: dict[str, Any]) -> dict[str, Any]:
+    return paginate(filtered_entries(owner, filters), filters, plural="entries", render=entry_document)

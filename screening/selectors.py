@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.db.models import QuerySet
 from django.http import Http404
 from rest_framework import serializers
 
@@ -35,8 +36,8 @@ def overlaid_document(screening: Screening) -> dict:
     return document
 
 
-def screening_list(owner: Owner, filters: dict[str, Any]) -> dict[str, Any]:
-    """Newest first; status=INCOMPLETE&superseded=false lists the questions still open."""
+def filtered_screenings(owner: Owner, filters: dict[str, Any]) -> QuerySet[Screening]:
+    """The caller's records matching the list filters (the list pages them; an export writes them all)."""
     records = Screening.objects.owned_by(owner).select_related("follow_up")
     if "status" in filters:
         records = records.filter(status=filters["status"])
@@ -44,7 +45,12 @@ def screening_list(owner: Owner, filters: dict[str, Any]) -> dict[str, Any]:
         records = records.filter(superseded_by__isnull=not filters["superseded"])
     if "imo" in filters:
         records = records.filter(imo=filters["imo"])
-    return paginate(records, filters, plural="screenings", render=overlaid_document)
+    return records
+
+
+def screening_list(owner: Owner, filters: dict[str, Any]) -> dict[str, Any]:
+    """Newest first; status=INCOMPLETE&superseded=false lists the questions still open."""
+    return paginate(filtered_screenings(owner, filters), filters, plural="screenings", render=overlaid_document)
 
 
 def screening_detail(owner: Owner, screening_id: str) -> dict:

@@ -16,6 +16,7 @@ EVENT_TYPES = (
     "screening.unresolved",
     "usage.quota_warning",
     "voyage_batch.completed",
+    "export.completed",
 )
 
 

@@ -276,6 +276,27 @@ def test_every_operation_answers_what_the_published_schema_describes(
         client.delete(f"{monitors}/{watched['id']}", HTTP_IDEMPOTENCY_KEY="schema-del-vmo", **keyed(live)),
     )
 
+    # Exports (written by the export job's worker body here; the download is a file, not JSON).
+    from exports.models import ExportItem
+    from exports.production import KIND as EXPORT_KIND
+    from jobs import flow
+
+    exports = "/api/v1/exports"
+    export = published.check(
+        exports, "post", _post(client, keyed, raw, exports, {"resource": "screenings", "format": "csv"})
+    )
+    flow.run_item(EXPORT_KIND, ExportItem.objects.get(export_id=export["id"]).pk)
+    published.check(exports, "get", client.get(exports, **keyed(raw)))
+    published.check(f"{exports}/{{export_id}}", "get", client.get(f"{exports}/{export['id']}", **keyed(raw)))
+    download = client.get(f"{exports}/{export['id']}/download", **keyed(raw))
+    assert download.status_code == 200 and download["Content-Type"].startswith("text/csv")
+    published.exercised.add((f"{exports}/{{export_id}}/download", "get"))
+    published.check(
+        f"{exports}/{{export_id}}",
+        "delete",
+        client.delete(f"{exports}/{export['id']}", HTTP_IDEMPOTENCY_KEY="schema-del-exp", **keyed(raw)),
+    )
+
     assert not published.failures, "responses the published schema rejects:\n" + "\n".join(published.failures)
     operations = {
         (path, method)

@@ -1,0 +1,81 @@
+"""What can be exported: each resource with its scope, its list's filters, its rows and their shapes.
+
+The filters are the list endpoint's own filter serializer (less limit and cursor) and the rows come
+from the same selector the list pages, so an export holds exactly what paging the list would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+
+from accounts.tenancy import Owner
+from config.api.filters import ListFilter
+
+
+@dataclass(frozen=True)
+class Exportable:
+    name: str
+    scope: str
+    filter_class: type[ListFilter]
+    rows: Callable[[Owner, dict[str, Any]], QuerySet]
+    document: Callable[[Any], dict]  # one JSON Lines row
+    columns: tuple[str, ...]  # CSV columns: dotted paths into the document
+
+    @property
+    def filter_names(self) -> list[str]:
+        return [name for name in self.filter_class().fields if name not in ("limit", "cursor")]
+
+
+def _screenings() -> Exportable:
+    from screening.selectors import ScreeningFilter, filtered_screenings, overlaid_document
+
+    return Exportable(
+        "screenings", "vessel:screen", ScreeningFilter, filtered_screenings, overlaid_document,
+        ("id", "imo", "vessel_name", "sanctions.status", "ownership.opacity", "vetting.grade", "identity_basis",
+         "customer_reference", "unit_charged", "screened_at", "superseded_by"),
+    )  # fmt: skip
+
+
+def _access_log() -> Exportable:
+    from metering.selectors import AccessLogFilter, entry_document, filtered_entries
+
+    return Exportable(
+        "access_log", "logs:read", AccessLogFilter, filtered_entries, entry_document,
+        ("id", "at", "method", "path", "status", "code", "request_id", "key_prefix", "client_ip", "duration_ms",
+         "units_charged"),
+    )  # fmt: skip
+
+
+_FACTORIES: dict[str, Callable[[], Exportable]] = {"screenings": _screenings, "access_log": _access_log}
+
+
+def names() -> list[str]:
+    return list(_FACTORIES)
+
+
+def get(name: str) -> Exportable:
+    return _FACTORIES[name]()
+
+
+def cell(document: dict, path: str) -> Any:
+    value: Any = document
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text

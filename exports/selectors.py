@@ -1,0 +1,83 @@
+"""Reads of exports, scoped to the caller: its environment's exports of resources its key may read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.http import Http404
+from django.utils import timezone
+
+from accounts.auth import KeyContext
+from config.api.errors import ApiError
+from config.api.filters import ListFilter
+from config.api.pagination import paginate
+from config.api.timefmt import rfc3339
+from exports.models import Export
+
+STATUS_EXPIRED = "expired"
+
+
+class ExportFilter(ListFilter):
+    pass
+
+
+def scope_refused(scope: str) -> ApiError:
+    return ApiError(403, "insufficient_scope", f"This key lacks the scope {scope}. Create a key that carries it.")
+
+
+def status_of(export: Export) -> str:
+    if export.file_removed_at is not None or (export.expires_at is not None and export.expires_at <= timezone.now()):
+        return STATUS_EXPIRED
+    return export.status
+
+
+def file_path(export: Export) -> Path:
+    return Path(settings.EXPORT_DIR) / export.file_name
+
+
+def export_document(export: Export) -> dict:
+    status = status_of(export)
+    progress = None
+    if export.row_count is not None:
+        progress = 1.0 if export.row_count == 0 else round(min(1.0, export.rows_written / export.row_count), 4)
+    return {
+        "id": export.id,
+        "resource": export.resource,
+        "format": export.format,
+        "filters": dict(export.filters),
+        "status": status,
+        "row_count": export.row_count,
+        "rows_written": export.rows_written,
+        "progress": progress,
+        "size_bytes": export.size_bytes,
+        "download_url": f"/api/v1/exports/{export.id}/download" if status == Export.Status.COMPLETED else None,
+        "error": (export.items.first().error if status == Export.Status.FAILED else None),
+        "created_at": rfc3339(export.created_at),
+        "completed_at": rfc3339(export.completed_at),
+        "expires_at": rfc3339(export.expires_at),
+    }
+
+
+def owned_export(context: KeyContext, export_id: str, *, for_update: bool = False) -> Export:
+    """The caller's export; 403 naming the scope when the key may not read its resource."""
+    exports = Export.objects.owned_by(context)
+    if for_update:
+        exports = exports.select_for_update()
+    export = exports.filter(pk=export_id).first()
+    if export is None:
+        raise Http404
+    if export.scope not in context.scopes:
+        raise scope_refused(export.scope)
+    return export
+
+
+def export_list(context: KeyContext, filters: dict[str, Any]) -> dict[str, Any]:
+    """Newest first: the exports of resources this key may read."""
+    exports = Export.objects.owned_by(context).filter(scope__in=list(context.scopes))
+    return paginate(exports, filters, plural="exports", render=export_document)
+
+
+def export_detail(context: KeyContext, export_id: str) -> dict:
+    return export_document(owned_export(context, export_id))
