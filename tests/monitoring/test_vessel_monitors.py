@@ -378,3 +378,20 @@ def test_a_slot_is_opened_once_however_often_the_schedule_runs(demo_world, clien
     monitor = VesselMonitor.objects.get(pk=created["id"])
     assert monitor.next_run_at == due + timedelta(hours=24)
     assert VesselMonitorRun.objects.filter(monitor=monitor).count() == 2  # the first run and this slot
+
+
+def test_a_monitor_run_that_crosses_80_percent_of_the_live_allowance_warns_once(demo_world, client, issue_key):
+    raw = issue_key("live", email="warn@example.com")
+    first = _create(client, raw, demo.GREEN_CLEAN)
+    second = _create(client, raw, demo.GREEN_GRADE_B)
+    account = Account.objects.get(email="warn@example.com")
+    allowance = quota.allowance_for(account, "live", quota.KIND_SCREENING)
+    threshold = allowance.limit * 8 // 10
+    QuotaCounter.objects.update_or_create(
+        account=account, environment="live", kind="screening", period=allowance.period,
+        defaults={"used": threshold - 1},
+    )  # fmt: skip
+    _run_open_slot(first["id"])
+    _run_open_slot(second["id"])
+    (warning,) = _events("usage.quota_warning")
+    assert warning.data == {"used": threshold, "limit": allowance.limit} and warning.environment == "live"
