@@ -302,13 +302,15 @@ REST_FRAMEWORK = {
     "DEFAULT_VERSIONING_CLASS": None,
 }
 
+from config.changelog import as_markdown as changelog_markdown  # noqa: E402  (plain data, no Django)
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Vessel Sanctions Screening and Voyage Risk API",
     "DESCRIPTION": (
         "Screen a hull by IMO number and assess the risk of a sea voyage. "
         "Every error answers in the envelope {code, message, request_id}. "
         "Output is decision support, not navigation, safety, legal, insurance or "
-        "sanctions-compliance advice."
+        "sanctions-compliance advice.\n\n" + changelog_markdown()
     ),
     "VERSION": SERVICE_API_VERSION,
     "OAS_VERSION": "3.1.0",

@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView
 
 from config.health import healthz, readyz
+from config.pages import changelog_page
 from mcp_bridge.views import mcp_health
 
 api_v1 = [
@@ -21,6 +22,7 @@ urlpatterns = [
     path("readyz", readyz, name="readyz"),
     path("health", mcp_health, name="mcp-health"),  # GET {mcp_url}/health when Django answers the MCP host
     path("admin/", admin.site.urls),
+    path("changelog", changelog_page, name="changelog"),
     path("api/v1/", include(api_v1)),
     path("", include("screening.pages.urls")),
     path("", include("voyages.pages.urls")),

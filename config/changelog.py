@@ -1,0 +1,58 @@
+"""The dated changelog of the wire contract (contract part 9): every behaviour change since the
+contract of 2026-10-08, newest first, with the screening engine_version it ships in where it touches
+screenings. Published as the page /changelog and at the end of the OpenAPI description."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+
+@dataclass(frozen=True)
+class Change:
+    on: date
+    kind: str  # added, changed, deprecated, removed, fixed
+    text: str
+    engine_version: int | None = None
+
+
+CHANGES = (
+    Change(date(2026, 12, 23), "removed",
+           "The camelCase duplicates coverageComplete and coverageGaps leave vessel monitor verdicts "
+           "(baseline_verdict, previous_verdict); coverage_complete and coverage_gaps stay."),
+    Change(date(2026, 11, 23), "added",
+           "Signed webhook deliveries with retries over about 27.5 hours, the delivery log and redelivery, "
+           "the signed test delivery and secret rotation (X-Service-Signature carries v1= twice during a "
+           "rotation's overlap)."),
+    Change(date(2026, 11, 23), "added",
+           "Vessel monitors (daily re-screen, vessel_monitor.ready, vessel_risk.changed, vessel_data.degraded, "
+           "simulate), exports (CSV or JSON Lines), and the keyed MCP tools, one per REST operation.",
+           32),
+    Change(date(2026, 11, 23), "changed",
+           "Request bodies with a NUL character or an unpaired UTF-16 surrogate in any string are refused 422 "
+           "naming the field; JSON nested deeper than 32 levels is 400 invalid_json; URLs over 1,024 path or "
+           "4,096 query characters are 414 uri_too_long (all were server errors before)."),
+    Change(date(2026, 10, 31), "deprecated",
+           "source_status on the voyage assessment is deprecated in favour of sources; it keeps working in "
+           "/api/v1 and its removal ships as /api/v2."),
+    Change(date(2026, 10, 8), "changed",
+           "The wire contract of this date (X-Service-API-Version: 2026-10-08)."),
+    Change(date(2026, 10, 1), "changed",
+           "Live screening allowance of accounts opened from this date: 2,000 once, no reset (accounts opened "
+           "2026-10-01 to 2026-10-07 keep 5,000 once; earlier accounts 5,000 a month)."),
+    Change(date(2026, 9, 15), "added",
+           "engine_version on screening records, and the last four fields of sanctions matches.", 32),
+    Change(date(2026, 9, 13), "changed",
+           "unit_charged on screening records: an INCOMPLETE record is not charged (absent before this date "
+           "means true); a later answer to an INCOMPLETE is charged one unit at delivery."),
+    Change(date(2026, 9, 10), "added",
+           "notices on screening records (absent before this date means empty)."),
+)  # fmt: skip
+
+
+def as_markdown() -> str:
+    lines = ["## Changelog", ""]
+    for change in CHANGES:
+        engine = f" (engine_version {change.engine_version})" if change.engine_version else ""
+        lines.append(f"- **{change.on.isoformat()}** {change.kind}{engine}: {change.text}")
+    return "\n".join(lines)
