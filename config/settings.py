@@ -321,6 +321,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SERVERS": [{"url": PUBLIC_BASE_URL}],
+    "WEBHOOKS": "webhooks.api.events_schema.WEBHOOKS",  # one import path to the list: every event type
     "APPEND_COMPONENTS": {
         "securitySchemes": {
             "BearerKey": {

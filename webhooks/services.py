@@ -114,6 +114,8 @@ def update_endpoint(
         for name in ("url", "event_types", "enabled", "description"):
             if name in values:
                 setattr(endpoint, name, values[name])
+        if values.get("enabled") is True:
+            endpoint.disabled_reason = ""  # enabled again: the reason it was disabled no longer holds
         endpoint.save()
         saved = _saved(endpoint, warning, with_secret=False)
         if in_transaction is not None:

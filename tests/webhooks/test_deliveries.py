@@ -449,3 +449,16 @@ def test_the_delivery_operations_need_the_webhooks_scope(client, issue_key):
     raw = issue_key("live", scopes=["usage:read"])
     response = client.get("/api/v1/webhook-deliveries", **_headers(raw))
     assert response.status_code == 403 and "webhooks:manage" in response.json()["message"]
+
+
+def test_enabling_an_endpoint_again_clears_the_reason_it_was_disabled(client, issue_key, receiver):
+    raw = issue_key("live")
+    created = _endpoint(client, raw, f"{receiver.url}/gone")
+    receiver.answers = [410]
+    _emit_committed(_owner(raw))
+    delivery.send(Delivery.objects.get().pk)
+    again = client.patch(
+        f"/api/v1/webhook-endpoints/{created['id']}", data={"enabled": True}, content_type="application/json",
+        **_headers(raw, idempotent=True),
+    ).json()  # fmt: skip
+    assert again["enabled"] is True and again["disabled_reason"] is None
