@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from monitoring import vessels  # noqa: F401  (registers the vessel monitor kind)
+from monitoring import corridors, vessels  # noqa: F401  (registers the monitor kinds)
 
 
 @shared_task(name="monitoring.run")

@@ -17,6 +17,10 @@ EVENT_TYPES = (
     "usage.quota_warning",
     "voyage_batch.completed",
     "export.completed",
+    "corridor_risk.changed",
+    "corridor_data.degraded",
+    "corridor_data.recovered",
+    "corridor_monitor.deferred",
 )
 
 

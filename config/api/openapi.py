@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
@@ -215,3 +216,17 @@ def add_shared_components(result: dict[str, Any], generator: Any, request: Any, 
 def _is_envelope_ref(response: dict[str, Any]) -> bool:
     schema = response.get("content", {}).get("application/json", {}).get("schema", {})
     return schema.get("$ref", "").endswith("/ErrorEnvelopeRef")
+
+
+class ClosedSerializer(serializers.Serializer):
+    """A payload whose fields are exactly those listed (published with additionalProperties: false)."""
+
+
+class _ClosedSerializerExtension(OpenApiSerializerExtension):
+    target_class = ClosedSerializer
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: str) -> dict:
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        schema["additionalProperties"] = False
+        return schema

@@ -14,11 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import OpenApiResponse, OpenApiWebhook, extend_schema, extend_schema_field
 from rest_framework import serializers
 
+from config.api.openapi import ClosedSerializer
 from jobs.models import JobItem
+from monitoring.api.corridor_events import CORRIDOR_EVENT_DATA
 from webhooks.delivery import EVENT_ID_HEADER, SIGNATURE_HEADER, TEST_EVENT_TYPE, max_attempts, retry_delays
 from webhooks.events import EVENT_TYPES
 
@@ -26,20 +27,6 @@ SANCTIONS_VERDICTS = ["RED", "AMBER", "GREEN"]  # an answer is never INCOMPLETE
 GRADES = ["A", "B", "C", "D", "E"]
 OPACITY_BANDS = ["LOW", "MEDIUM", "HIGH"]
 SEVERITIES = ["critical", "high", "low"]
-
-
-class ClosedSerializer(serializers.Serializer):
-    """A payload whose fields are exactly those listed (published with additionalProperties: false)."""
-
-
-class _ClosedSerializerExtension(OpenApiSerializerExtension):
-    target_class = ClosedSerializer
-    match_subclasses = True
-
-    def map_serializer(self, auto_schema: Any, direction: str) -> dict:
-        schema = auto_schema._map_basic_serializer(self.target, direction)
-        schema["additionalProperties"] = False
-        return schema
 
 
 # -- data, one serializer per event type ----------------------------------------------------------
@@ -254,10 +241,6 @@ EVENT_DATA: dict[str, tuple[type[serializers.Serializer], str, str]] = {
 PENDING_PAYLOADS = frozenset(
     {
         "screening_batch.completed",
-        "corridor_risk.changed",
-        "corridor_data.degraded",
-        "corridor_data.recovered",
-        "corridor_monitor.deferred",
     }
 )
 
@@ -269,11 +252,17 @@ class PendingData(serializers.DictField):
         super().__init__(help_text="An object; its fields are documented once the emitter is built", **kwargs)
 
 
+def documented() -> dict[str, tuple[type[serializers.Serializer], str, str]]:
+    """EVENT_DATA with the corridor monitor events (documented beside their emitter)."""
+    return {**EVENT_DATA, **CORRIDOR_EVENT_DATA}
+
+
 def _published() -> dict[str, tuple[type[serializers.Field], str, str]]:
     """Every type an endpoint can receive (EVENT_TYPES and webhook.test), in that order."""
     published = {}
+    data = documented()
     for event_type in [*EVENT_TYPES, TEST_EVENT_TYPE]:
-        published[event_type] = EVENT_DATA.get(event_type) or (
+        published[event_type] = data.get(event_type) or (
             PendingData,
             f"{event_type} (payload not documented yet)",
             "The payload of this type is documented when its emitter is built; `data` is an object.",

@@ -276,6 +276,27 @@ def test_every_operation_answers_what_the_published_schema_describes(
         client.delete(f"{monitors}/{watched['id']}", HTTP_IDEMPOTENCY_KEY="schema-del-vmo", **keyed(live)),
     )
 
+    # Corridor monitors (live), one run through the same worker body a worker runs.
+    from monitoring.corridors import KIND as CORRIDOR_KIND
+    from monitoring.models import CorridorMonitorRun
+
+    corridors = "/api/v1/corridor-monitors"
+    corridor = published.check(
+        corridors, "post", _post(client, keyed, live, corridors, {"route": {"origin": "NLRTM", "destination": "DEHAM"}})
+    )
+    runs.schedule(CORRIDOR_KIND)  # its first slot is due at once
+    runs.run(CORRIDOR_KIND, CorridorMonitorRun.objects.get(monitor_id=corridor["id"]).pk)
+    published.check(corridors, "get", client.get(corridors, **keyed(live)))
+    published.check(f"{corridors}/{{monitor_id}}", "get", client.get(f"{corridors}/{corridor['id']}", **keyed(live)))
+    published.check(
+        f"{corridors}/{{monitor_id}}/runs", "get", client.get(f"{corridors}/{corridor['id']}/runs", **keyed(live))
+    )
+    published.check(
+        f"{corridors}/{{monitor_id}}",
+        "delete",
+        client.delete(f"{corridors}/{corridor['id']}", HTTP_IDEMPOTENCY_KEY="schema-del-cmo", **keyed(live)),
+    )
+
     # Exports (written by the export job's worker body here; the download is a file, not JSON).
     from exports.models import ExportItem
     from exports.production import KIND as EXPORT_KIND
