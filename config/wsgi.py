@@ -1,8 +1,94 @@
-"""WSGI entry point: gunicorn serves the REST API and pages from here in production."""
+"""WSGI entry point: gunicorn serves the REST API and pages from here in production.
 
+`RequestBodies` does two things Django does not:
+- A body sent with `Transfer-Encoding: chunked` has no Content-Length, and Django reads a request
+  without one as empty. Such a body is read here (gunicorn decodes the chunks) up to the same size
+  limit as any other and handed to Django with its length; a longer one is refused 413 in the
+  envelope.
+- A request refused before its body was read (413, 401, 404 ...) leaves the body on the
+  connection. gunicorn drains at most 64 KiB of it and otherwise closes the keep-alive connection
+  without a `Connection: close` (a client reusing it gets a transport error). The rest of the body
+  is read and dropped here before the answer goes out, up to DRAIN_MAX_BYTES within
+  DRAIN_MAX_SECONDS; past that the connection is closed after the answer.
+"""
+
+from __future__ import annotations
+
+import io
+import json
 import os
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-application = get_wsgi_application()
+
+
+DRAIN_MAX_BYTES = 16 * 1024 * 1024
+DRAIN_MAX_SECONDS = 10.0
+_DRAIN_CHUNK = 64 * 1024
+
+
+def drain(stream: Any) -> None:
+    """Read and drop what is left of a request body, within the byte and time bounds."""
+    deadline = time.monotonic() + DRAIN_MAX_SECONDS
+    drained = 0
+    try:
+        while drained < DRAIN_MAX_BYTES and time.monotonic() < deadline:
+            data = stream.read(_DRAIN_CHUNK)
+            if not data:
+                return
+            drained += len(data)
+    except (OSError, ValueError):  # the client went away or sent a malformed chunk: gunicorn closes
+        return
+
+
+class RequestBodies:
+    def __init__(self, app: Callable[..., Iterable[bytes]]) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        original = environ.get("wsgi.input")
+        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        if chunked and not environ.get("CONTENT_LENGTH"):
+            from django.conf import settings
+
+            limit = settings.MAX_REQUEST_BODY_BYTES
+            body = original.read(limit + 1)
+            if len(body) > limit:
+                drain(original)
+                return self._too_large(environ, start_response, limit)
+            environ["wsgi.input"] = io.BytesIO(body)
+            environ["CONTENT_LENGTH"] = str(len(body))
+        answer = self.app(environ, start_response)
+        if original is not None and environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
+            drain(original)
+        return answer
+
+    @staticmethod
+    def _too_large(environ: dict[str, Any], start_response: Callable[..., Any], limit: int) -> Iterable[bytes]:
+        from config.api.ids import is_well_formed_request_id, new_request_id
+
+        sent = environ.get("HTTP_X_REQUEST_ID")
+        request_id = sent if is_well_formed_request_id(sent) else new_request_id()
+        payload = json.dumps(
+            {
+                "code": "request_too_large",
+                "message": f"The chunked request body is over the limit of {limit} bytes.",
+                "request_id": request_id,
+            }
+        ).encode()
+        start_response(
+            "413 Request Entity Too Large",
+            [
+                ("Content-Type", "application/json"),
+                ("Content-Length", str(len(payload))),
+                ("X-Request-Id", request_id),
+            ],
+        )
+        return [payload]
+
+
+application = RequestBodies(get_wsgi_application())

@@ -59,6 +59,32 @@ def transport_security() -> TransportSecuritySettings:
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=allowed, allowed_origins=[])
 
 
+def _transport_refusal(scope: dict, request_id: str) -> tuple[int, dict] | None:
+    """The SDK's DNS-rebinding checks, answered in the API's envelope instead of its plain text.
+
+    A request whose Host is not served here is 421; one carrying an Origin header (a browser page)
+    is 403 origin_not_allowed: assistants and server-side clients send none.
+    """
+    from django.http.request import split_domain_port, validate_host
+
+    security = transport_security()
+    if not security.enable_dns_rebinding_protection:
+        return None
+    host = _header(scope, b"host") or ""
+    domain, _ = split_domain_port(host)
+    allowed = list(settings.ALLOWED_HOSTS) + [urlsplit(settings.MCP_BASE_URL).hostname or ""]
+    if not domain or not validate_host(domain, [name for name in allowed if name]):
+        message = f"This endpoint does not serve the host {host or '(none)'}; send requests to its own address."
+        return 421, {"code": "misdirected_request", "message": message, "request_id": request_id}
+    if _header(scope, b"origin"):
+        message = (
+            "Requests from browser pages (an Origin header) are refused here; call /mcp from an assistant "
+            "or a server."
+        )
+        return 403, {"code": "origin_not_allowed", "message": message, "request_id": request_id}
+    return None
+
+
 def build_mcp_application():  # type: ignore[no-untyped-def]
     from mcp_bridge.tools import build_server
 
@@ -104,6 +130,12 @@ def build_mcp_application():  # type: ignore[no-untyped-def]
                 request_id,
                 [(b"allow", b"POST")],
             )
+            return
+
+        refused = _transport_refusal(scope, request_id)
+        if refused is not None:
+            status, body = refused
+            await _send_json(send, status, body, request_id)
             return
 
         stamped = [

@@ -58,7 +58,7 @@ def _refusal(code: str, message: str) -> Refusal:
     return Refusal(code, message)
 
 
-TOOL_NAMES = ("check_vessel", "find_port", "screen_vessel")
+KEYLESS_TOOL_NAMES = ("check_vessel", "find_port")
 
 # What each argument must be, in our words (a tool caller sees only this text).
 ARGUMENT_RULES = {
@@ -67,7 +67,32 @@ ARGUMENT_RULES = {
     "limit": "limit must be a whole number from 1 to {max_limit}",
     "vessel_name": "vessel_name must be a string (the hull's name) or null",
     "include_vetting": "include_vetting must be true or false",
+    "customer_reference": "customer_reference must be a string or null",
+    "idempotency_key": "idempotency_key must be a string of 1 to 255 characters or null",
+    "screening_id": 'screening_id must be a string such as "scr_…"',
+    "assessment_id": 'assessment_id must be a string such as "vas_…"',
+    "batch_id": 'batch_id must be a string such as "vab_…"',
+    "delivery_id": 'delivery_id must be a string such as "whd_…"',
+    "monitor_id": 'monitor_id must be a string such as "vmo_…"',
+    "endpoint_id": 'endpoint_id must be a string such as "whe_…" or null',
+    "event_type": "event_type must be an event type such as screening.resolved, or null",
+    "status": "status must be a string naming a status, or null",
+    "superseded": "superseded must be true, false or null",
+    "cursor": "cursor must be the next_cursor string of the previous page, or null",
+    "route": 'route must be an object such as {"origin": "NLRTM", "destination": "SGSIN"}',
+    "routes": 'routes must be a list of objects such as {"route": {"origin": "NLRTM", "destination": "SGSIN"}}',
+    "mode": 'mode must be "live", "simulation" or null',
+    "sanctions_status": "sanctions_status must be GREEN, AMBER, RED or INCOMPLETE",
+    "ownership_opacity": "ownership_opacity must be LOW, MEDIUM, HIGH or null",
+    "vetting_grade": "vetting_grade must be one of A to E, or null",
+    "confirmed": "confirmed must be true or false",
 }
+
+
+def tool_names() -> tuple[str, ...]:
+    from mcp_bridge.keyed_tools import TOOLS
+
+    return (*KEYLESS_TOOL_NAMES, *TOOLS)
 
 
 def argument_violations(error: ValidationError) -> str:
@@ -112,7 +137,7 @@ def tool_error_text(exc: ToolError, request_id: str) -> str:
     if isinstance(cause, ValidationError) and not isinstance(exc, UnexpectedToolError):
         return f"validation_failed: {argument_violations(cause)}"
     if exc.__cause__ is None and str(exc).startswith("Unknown tool:"):
-        return f"not_found: No such tool; tools/list names them ({', '.join(TOOL_NAMES)})."
+        return f"not_found: No such tool; tools/list names them ({', '.join(tool_names())})."
     suffix = f" (request id {request_id})" if request_id else ""
     return f"internal_error: The tool failed to answer; retry{suffix}."
 
@@ -155,60 +180,19 @@ def find_port_sync(query: str, limit: int, address: str, request_id: str) -> dic
     return {"ports": [{**m.port.as_dict(), "match_score": m.match_score, "match_type": m.match_type} for m in matches]}
 
 
-def _keyed_context(authorization: str | None, address: str, scope: str) -> Any:
-    from accounts.auth import authenticate_header_value, enforce_keyed_rules
-
-    context = authenticate_header_value(authorization)
-    enforce_keyed_rules(context, address, scope)
-    return context
-
-
-def screen_vessel_sync(
-    authorization: str | None, address: str, request_id: str, imo: str, vessel_name: str | None, include_vetting: bool
-) -> dict[str, Any]:
-    import json
-    import time
-
-    from django.utils import timezone
-
-    from metering import access_log
-    from screening import services
-
-    started = time.perf_counter()
-    context = None
-    status, code, units = 201, "", 0
-    try:
-        context = _keyed_context(authorization, address, "vessel:screen")
-        issued = services.screen(
-            context.account,
-            context.environment,
-            services.CallerInput(imo=imo, vessel_name=vessel_name, include_vetting=include_vetting),
-        )
-        units = issued.units_charged
-        return json.loads(issued.body)
-    except ApiError as exc:
-        status, code = exc.status, exc.code
-        raise _refusal(exc.code, _message_of(exc)) from None
-    finally:
-        if context is not None:  # an unauthenticated call has no account to log against
-            access_log.record(
-                account_id=context.account_id,
-                environment=context.environment,
-                at=timezone.now(),
-                method="MCP",
-                path="/mcp tools/call screen_vessel",
-                status=status,
-                code=code,
-                request_id=request_id,
-                key_prefix=context.display_prefix,
-                client_ip=address,
-                duration_ms=(time.perf_counter() - started) * 1000,
-                units_charged=units,
-            )
-
-
 class VesselToolServer(MCPServer):
-    """MCPServer whose tool errors read like the REST API's: they start with the API error code."""
+    """MCPServer whose tool errors read like the REST API's (they start with the API error code) and
+    whose keyed tools publish their REST operation's success schema as their output schema."""
+
+    async def list_tools(self) -> list[Any]:
+        from mcp_bridge.keyed_tools import output_schemas
+
+        tools = await super().list_tools()
+        schemas = await sync_to_async(output_schemas)()
+        return [
+            tool.model_copy(update={"output_schema": schemas[tool.name]}) if tool.name in schemas else tool
+            for tool in tools
+        ]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
         try:
@@ -228,8 +212,10 @@ def build_server() -> MCPServer:
     server = VesselToolServer(
         name="vessel-screening",
         instructions=(
-            "Screen ships by IMO number and look up ports. check_vessel and find_port need no key (100 calls "
-            "per hour per address); screen_vessel needs an Authorization Bearer key with the vessel:screen scope. "
+            "Screen ships by IMO number, score voyages and look up ports. check_vessel and find_port need no key "
+            "(100 calls per hour per address); every other tool is a REST operation and needs an Authorization "
+            "Bearer key with that operation's scope, metered as the direct call. Creating tools take an optional "
+            "idempotency_key. "
             "Output is decision support, not legal, insurance or sanctions-compliance advice."
         ),
         version=MCP_VERSION,
@@ -249,15 +235,8 @@ def build_server() -> MCPServer:
     async def find_port(query: str, ctx: Context, limit: int = 10) -> dict[str, Any]:
         return await sync_to_async(find_port_sync)(query, limit, _address(ctx), _request_id(ctx))
 
-    @server.tool(
-        structured_output=True,
-        description="Keyed screening of a hull by IMO (POST /api/v1/screenings); one unit per verdict.",
-    )
-    async def screen_vessel(
-        imo: str, ctx: Context, vessel_name: str | None = None, include_vetting: bool = True
-    ) -> dict[str, Any]:
-        return await sync_to_async(screen_vessel_sync)(
-            _header(ctx, "authorization"), _address(ctx), _request_id(ctx), imo, vessel_name, include_vetting
-        )
+    from mcp_bridge import keyed_tools
+
+    keyed_tools.register(server)
 
     return server

@@ -33,6 +33,9 @@ from metering.models import AccessLogEntry
 logger = logging.getLogger("service.access_log")
 
 FLUSH_SECONDS = 0.25
+# Set on the WSGI environ of a request a keyed MCP tool makes in-process (mcp_bridge/rest.py): the
+# entry then names the tool (method MCP, path "/mcp tools/call <tool>") instead of the REST path.
+TOOL_ENVIRON_KEY = "service.mcp_tool"
 BATCH = 500
 RETRY_FIRST_SECONDS = 0.5
 RETRY_MAX_SECONDS = 5.0

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 
 from django.conf import settings
 
@@ -37,7 +38,31 @@ end
 return 0
 """
 
+# The customer's slot and the service pool's together: both or neither, in one round trip.
+# Returns 1 (both claimed), 0 (the customer's pool is full) or -1 (the service pool is full).
+_CLAIM_PAIR = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then
+  return -1
+end
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[5])
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+redis.call('EXPIRE', KEYS[2], ARGV[6])
+return 1
+"""
+
 _local_pools: dict[str, dict[str, float]] = {}
+
+
+@cache
+def _claim_pair_script(client):  # type: ignore[no-untyped-def]
+    """Sent once per process, then called by its SHA (EVALSHA)."""
+    return client.register_script(_CLAIM_PAIR)
 
 
 @dataclass(frozen=True)
@@ -102,8 +127,9 @@ def customer_slot(kind: str, account_id: str, environment: str) -> Iterator[None
     `environment` does not choose the pool: the ceiling covers the account's live and test keys together.
     """
     limit = SCREENING_SLOTS if kind == "screening" else ASSESSMENT_SLOTS
-    own = try_claim(customer_pool(kind, account_id), limit)
-    if own is None:
+    own_pool, service_pool = customer_pool(kind, account_id), f"service:{kind}"
+    slots = _claim_pair(own_pool, limit, service_pool, settings.SERVICE_POOL_SIZE)
+    if slots == 0:
         raise ApiError(
             429,
             "concurrency_limit",
@@ -111,22 +137,61 @@ def customer_slot(kind: str, account_id: str, environment: str) -> Iterator[None
             "stop parallelising and retry shortly.",
             headers={"Retry-After": "1"},
         )
-    shared = try_claim(f"service:{kind}", settings.SERVICE_POOL_SIZE)
-    if shared is None:
-        release(own)
+    if slots == -1:
         raise ApiError(
             429,
             "service_concurrency_limit",
             "The shared service pool is full; retry shortly. Reducing your fan-out does not help.",
             headers={"Retry-After": "2"},
         )
+    own, shared = slots  # type: ignore[misc]
     try:
         yield
     finally:
         # Best effort: the work is done (perhaps committed); a slot that cannot be released now
         # expires after SLOT_TTL_SECONDS, and the answer must not be lost to a cache outage.
-        release_quietly(shared)
-        release_quietly(own)
+        _release_pair_quietly(shared, own)
+
+
+def _claim_pair(own_pool: str, own_limit: int, service_pool: str, service_limit: int) -> tuple[Slot, Slot] | int:
+    """Both slots (one Redis round trip), or 0 when the customer's pool is full, -1 when the service's is."""
+    now = time.time()
+    token = secrets.token_hex(8)
+    ttl = SLOT_TTL_SECONDS
+    claimed = on_shared(
+        lambda client: _claim_pair_script(client)(
+            keys=[f"slots:{own_pool}", f"slots:{service_pool}"],
+            args=[now, own_limit, service_limit, now + ttl, token, ttl + 5],
+        ),
+        _SLOTS,
+    )
+    if claimed is not UNREACHABLE:
+        return (Slot(own_pool, token), Slot(service_pool, token)) if claimed == 1 else int(claimed)  # type: ignore[call-overload]
+    own = try_claim(own_pool, own_limit)  # Redis unreachable: this process's pools, one by one
+    if own is None:
+        return 0
+    shared = try_claim(service_pool, service_limit)
+    if shared is None:
+        release(own)
+        return -1
+    return own, shared
+
+
+def _release_pair_quietly(*slots: Slot) -> None:
+    """Release slots claimed together: one Redis round trip for those held there."""
+    client = redis_client()
+    held_in_redis = [slot for slot in slots if not slot.local] if client is not None else []
+    if held_in_redis:
+        try:
+            pipeline = client.pipeline(transaction=False)
+            for slot in held_in_redis:
+                pipeline.zrem(f"slots:{slot.pool}", slot.token)
+            pipeline.execute()
+        except Exception:
+            logger.warning("in-flight slots could not be released; they expire in %d s", SLOT_TTL_SECONDS)
+    for slot in slots:
+        if slot not in held_in_redis:
+            release_quietly(slot)
 
 
 def reset_all() -> None:

@@ -29,6 +29,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import wraps
@@ -47,7 +48,11 @@ STALE_CLAIM = timedelta(minutes=2)
 MAX_KEY_LENGTH = 255
 POLL_SECONDS = 0.05
 REPLAYED_HEADERS = (
-    "Content-Type", "Location", "X-Service-Quota-Limit", "X-Service-Quota-Remaining", "X-Service-Quota-Reset",
+    "Content-Type",
+    "Location",
+    "X-Service-Quota-Limit",
+    "X-Service-Quota-Remaining",
+    "X-Service-Quota-Reset",
 )
 
 RELEASE_RETRY_SECONDS = 1.0
@@ -149,7 +154,9 @@ def _claim(account_id: str, environment: str, key: str, fingerprint: str) -> Cla
     while True:
         now = timezone.now()
         try:
-            with transaction.atomic():
+            # One INSERT: on its own it commits by itself (no BEGIN/COMMIT round trips); inside a
+            # caller's transaction a savepoint keeps a duplicate key from breaking that transaction.
+            with transaction.atomic() if connection.in_atomic_block else nullcontext():
                 record = IdempotencyRecord.objects.create(
                     account_id=account_id,
                     environment=environment,

@@ -13,9 +13,17 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from functools import lru_cache
 
+from django.conf import settings
+from django.contrib.auth import middleware as auth
+from django.contrib.messages import middleware as messages
+from django.contrib.sessions import middleware as sessions
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
-from django.urls import Resolver404, resolve
+from django.middleware import csrf
+from django.urls import Resolver404, get_urlconf, resolve
 from django.utils import timezone
 
 from config.api.clientip import client_ip
@@ -37,14 +45,26 @@ def _error_response(request: HttpRequest, error: ApiError) -> HttpResponse:
 
 def _served_by_a_keyed_view(request: HttpRequest) -> bool:
     """True for keyed views and for paths no view serves (their 404 is authenticated too)."""
+    return _keyed_path(getattr(request, "urlconf", None) or get_urlconf() or settings.ROOT_URLCONF, request.path_info)
+
+
+@lru_cache(maxsize=4096)
+def _keyed_path(urlconf: object, path_info: str) -> bool:
+    """Per URLconf and path, resolved once per process (Django resolves the path again to serve it)."""
     from accounts.auth import ApiKeyAuthentication
 
     try:
-        match = resolve(request.path_info, getattr(request, "urlconf", None))
+        match = resolve(path_info, urlconf)
     except Resolver404:
         return True
     view = getattr(match.func, "cls", None) or getattr(match.func, "view_class", None)
     return ApiKeyAuthentication in (getattr(view, "authentication_classes", None) or ())
+
+
+@receiver(setting_changed)
+def _urlconf_changed(setting: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    if setting == "ROOT_URLCONF":
+        _keyed_path.cache_clear()
 
 
 def authenticate_first(request: HttpRequest) -> HttpResponse | None:
@@ -55,7 +75,7 @@ def authenticate_first(request: HttpRequest) -> HttpResponse | None:
     if header is None or not request.path.startswith(KEYED_PREFIX) or not _served_by_a_keyed_view(request):
         return None
     try:
-        context = authenticate_header_value(header)
+        context = authenticate_header_value(header, counting=True)
         request.key_context = context
         count_rate(context)
     except ApiError as error:
@@ -86,12 +106,13 @@ class KeyedResponseMiddleware:
                 response[name] = value
         for name, value in context.quota_headers.items():
             response[name] = value
+        tool = request.META.get(access_log.TOOL_ENVIRON_KEY)  # a keyed MCP tool made this call in-process
         access_log.record(
             account_id=context.account_id,
             environment=context.environment,
             at=timezone.now(),
-            method=request.method or "",
-            path=request.get_full_path(),
+            method="MCP" if tool else request.method or "",
+            path=f"/mcp tools/call {tool}" if tool else request.get_full_path(),
             status=response.status_code,
             code=getattr(request, "error_code", ""),
             request_id=getattr(request, "request_id", ""),
@@ -101,3 +122,36 @@ class KeyedResponseMiddleware:
             units_charged=context.units_charged,
         )
         return response
+
+
+class _SkippedForKeyedRequests:
+    """Django's own middleware, skipped for a request an API key authenticated.
+
+    Sessions, CSRF, the logged-in user and messages serve the pages and the admin; a keyed API
+    request uses none of them (keyed views authenticate by key and are CSRF-exempt), so it skips
+    their per-request work. Every other request goes through them unchanged.
+    """
+
+    def __call__(self, request: HttpRequest):  # type: ignore[no-untyped-def]
+        if getattr(request, "key_context", None) is not None:
+            return self.get_response(request)  # type: ignore[attr-defined]
+        return super().__call__(request)  # type: ignore[misc]
+
+
+class SessionMiddleware(_SkippedForKeyedRequests, sessions.SessionMiddleware):
+    pass
+
+
+class CsrfViewMiddleware(_SkippedForKeyedRequests, csrf.CsrfViewMiddleware):
+    def process_view(self, request, callback, callback_args, callback_kwargs):  # type: ignore[no-untyped-def]
+        if getattr(request, "key_context", None) is not None:
+            return None
+        return super().process_view(request, callback, callback_args, callback_kwargs)
+
+
+class AuthenticationMiddleware(_SkippedForKeyedRequests, auth.AuthenticationMiddleware):
+    pass
+
+
+class MessageMiddleware(_SkippedForKeyedRequests, messages.MessageMiddleware):
+    pass

@@ -112,6 +112,11 @@ def _window_script(client):  # type: ignore[no-untyped-def]
     return client.register_script(_WINDOW)
 
 
+def _state(limit: int, reply: list) -> RateState:
+    allowed, count, reset = reply
+    return RateState(bool(allowed), limit, max(0, limit - int(count)), float(reset))
+
+
 def _window(spec: str, identifiers: tuple[str, ...], hit: bool) -> RateState:
     limit, window = parse_spec(spec)
     key = _key(spec, identifiers)
@@ -120,10 +125,48 @@ def _window(spec: str, identifiers: tuple[str, ...], hit: bool) -> RateState:
         "rate windows",
     )
     if shared is not UNREACHABLE:
-        allowed, count, reset = shared  # type: ignore[misc]
-        return RateState(bool(allowed), limit, max(0, limit - int(count)), float(reset))
+        return _state(limit, shared)  # type: ignore[arg-type]
     allowed, count, reset = _local.count(key, limit, window, hit)
     return RateState(allowed, limit, max(0, limit - count), reset)
+
+
+@dataclass(frozen=True)
+class QueuedHit:
+    """A hit queued on a caller's Redis pipeline (one round trip with the caller's own reads).
+
+    `member` is the request's entry in the window, so a request refused after it was counted
+    (its key turned out revoked, say) can be taken back out with `uncount`: refused requests
+    are never counted.
+    """
+
+    spec: str
+    identifiers: tuple[str, ...]
+    member: str
+    script: object
+
+    def result(self, client, reply: object) -> RateState:  # type: ignore[no-untyped-def]
+        """The window after this hit, from the pipeline's reply (loading the script if Redis lost it)."""
+        import redis
+
+        limit, window = parse_spec(self.spec)
+        if isinstance(reply, redis.exceptions.NoScriptError):
+            reply = self.script(keys=[_key(self.spec, self.identifiers)], args=[window, limit, self.member, 1])
+        elif isinstance(reply, Exception):
+            raise reply
+        return _state(limit, reply)  # type: ignore[arg-type]
+
+    def uncount(self) -> None:
+        """Take this request back out of the window (best effort: at worst it stays counted)."""
+        on_shared(lambda client: client.zrem(_key(self.spec, self.identifiers), self.member), "rate windows")
+
+
+def queue_hit(client, pipeline, spec: str, *identifiers: str) -> QueuedHit:  # type: ignore[no-untyped-def]
+    """Queue `hit(spec, *identifiers)` on `pipeline` (of the shared Redis `client`); read it with `.result`."""
+    limit, window = parse_spec(spec)
+    script = _window_script(client)
+    member = secrets.token_hex(8)
+    pipeline.evalsha(script.sha, 1, _key(spec, identifiers), window, limit, member, 1)
+    return QueuedHit(spec, identifiers, member, script)
 
 
 def hit(spec: str, *identifiers: str) -> RateState:

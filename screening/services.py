@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Subquery
+from django.db.models import QuerySet, Subquery
 from django.utils import timezone
 
 from accounts.models import Account
@@ -16,6 +16,7 @@ from config.api.errors import FieldViolation
 from config.api.ids import new_id
 from config.api.responses import to_json_bytes
 from config.api.timefmt import rfc3339
+from config.compiled_query import CompiledQuery
 from metering import concurrency, pace, quota
 from screening import engine, notices, resolution
 from screening.imo import ImoInputError, parse_screening_imo
@@ -75,6 +76,22 @@ class Issued:
         return self.quota.headers()
 
 
+def _newest_record_with_open_follow_up(account_id: str, environment: str, imo: str) -> QuerySet:
+    pending = FollowUp.objects.filter(
+        account_id=account_id, environment=environment, imo=imo, status=FollowUp.STATUS_PENDING
+    )
+    return (
+        Screening.objects.filter(account_id=account_id, environment=environment, imo=imo)
+        .annotate(open_follow_up_id=Subquery(pending.values("id")[:1]))
+        .order_by("-screened_at")
+        .values("id", "screened_at", "status", "open_follow_up_id")[:1]
+    )
+
+
+# Read on every screening; its SQL is built once per process (config/compiled_query.py).
+_HULL_HISTORY = CompiledQuery(_newest_record_with_open_follow_up, "account_id", "environment", "imo")
+
+
 @dataclass(frozen=True)
 class HullHistory:
     """The account's newest record of a hull and the hull's open follow-up (one query)."""
@@ -84,16 +101,7 @@ class HullHistory:
 
     @classmethod
     def read(cls, account_id: str, environment: str, imo: str) -> HullHistory:
-        pending = FollowUp.objects.filter(
-            account_id=account_id, environment=environment, imo=imo, status=FollowUp.STATUS_PENDING
-        )
-        newest = (
-            Screening.objects.filter(account_id=account_id, environment=environment, imo=imo)
-            .annotate(open_follow_up_id=Subquery(pending.values("id")[:1]))
-            .order_by("-screened_at")
-            .values("id", "screened_at", "status", "open_follow_up_id")
-            .first()
-        )
+        newest = _HULL_HISTORY.first(Screening.objects.db, account_id=account_id, environment=environment, imo=imo)
         # A follow-up always belongs to a record of the hull, so no record means none is open.
         return cls(newest, newest["open_follow_up_id"] if newest else None)
 

@@ -22,8 +22,17 @@ from tests.mcp_bridge.test_mcp_endpoint import _call
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-LIBRARY_WORDS = ("Error executing tool", "validation error", "pydantic", "Input should", "Field required",
-                 "Unknown tool", "type=", "errors.pydantic.dev", "Traceback")
+LIBRARY_WORDS = (
+    "Error executing tool",
+    "validation error",
+    "pydantic",
+    "Input should",
+    "Field required",
+    "Unknown tool",
+    "type=",
+    "errors.pydantic.dev",
+    "Traceback",
+)
 
 
 @contextlib.asynccontextmanager
@@ -108,8 +117,9 @@ def test_the_version_header_is_on_a_tool_call_made_by_the_sdk_client():
 
         async with _lifespan(application):
             transport = httpx2.ASGITransport(app=application)
-            async with httpx2.AsyncClient(transport=transport, base_url="http://testserver",
-                                          event_hooks={"response": [record]}) as http:
+            async with httpx2.AsyncClient(
+                transport=transport, base_url="http://testserver", event_hooks={"response": [record]}
+            ) as http:
                 async with Client(streamable_http_client("http://testserver/mcp", http_client=http)) as client:
                     await client.call_tool("find_port", {"query": "Rotterdam", "limit": 1})
 
@@ -200,3 +210,13 @@ def test_an_api_error_raised_inside_a_keyless_tool_keeps_its_code(monkeypatch):
     monkeypatch.setattr(tools, "find_port_sync", unavailable)
     (result,) = sdk_calls([("find_port", {"query": "Rotterdam"})])
     _assert_ours(_error_text(result), "service_unavailable")
+
+
+def test_a_browser_origin_or_a_foreign_host_is_refused_in_the_api_envelope():
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    status, headers, payload = _call("POST", "/mcp", {"origin": "https://evil.example"}, listing)
+    assert status == 403 and headers["content-type"] == "application/json"
+    assert json.loads(payload)["code"] == "origin_not_allowed" and headers["x-request-id"]
+    status, _, payload = _call("POST", "/mcp", {"host": "rebound.example"}, listing)
+    assert status == 421 and json.loads(payload)["code"] == "misdirected_request"
+    assert _call("POST", "/mcp", None, listing)[0] == 200

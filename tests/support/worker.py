@@ -54,10 +54,12 @@ def _uses_filesystem_broker() -> bool:
 
 
 def _forget_broker_connections() -> None:
-    """The next message this process sends opens a connection with the app's current options."""
-    if app._pool is not None:  # noqa: SLF001 - Celery keeps its connection pool here
-        app._pool.force_close_all()  # noqa: SLF001
-    app._pool = None  # noqa: SLF001
+    """The next message this process sends opens a connection with the app's current options.
+
+    The old pool is dropped, not closed: kombu keeps producer pools in a process-wide registry, and a
+    closed one left there fails every later send ("Acquire on closed pool").
+    """
+    app._pool = None  # noqa: SLF001 - Celery keeps its connection pool here
     app.amqp._producer_pool = None  # noqa: SLF001
 
 
