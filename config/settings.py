@@ -94,6 +94,7 @@ INSTALLED_APPS = [
     "voyages",
     "monitoring",
     "exports",
+    "cargo",
     "webhooks",
     "mcp_bridge",
 ]

@@ -15,6 +15,7 @@ api_v1 = [
     path("", include("webhooks.api.urls")),
     path("", include("monitoring.api.urls")),
     path("", include("exports.api.urls")),
+    path("", include("cargo.api.urls")),
 ]
 
 urlpatterns = [

@@ -50,7 +50,22 @@ def _access_log() -> Exportable:
     )  # fmt: skip
 
 
-_FACTORIES: dict[str, Callable[[], Exportable]] = {"screenings": _screenings, "access_log": _access_log}
+def _cargo_screenings() -> Exportable:
+    from cargo.selectors import CargoScreeningFilter, filtered_cargo_screenings, stored_document
+
+    return Exportable(
+        "cargo_screenings", "cargo:screen", CargoScreeningFilter, filtered_cargo_screenings, stored_document,
+        ("id", "status", "commodity.hs_code", "commodity.description", "origin_country.country_code",
+         "destination_country.country_code", "load_port.locode", "discharge_port.locode", "vessel.imo",
+         "vessel.status", "customer_reference", "unit_charged", "screened_at"),
+    )  # fmt: skip
+
+
+_FACTORIES: dict[str, Callable[[], Exportable]] = {
+    "screenings": _screenings,
+    "cargo_screenings": _cargo_screenings,
+    "access_log": _access_log,
+}
 
 
 def names() -> list[str]:

@@ -78,8 +78,7 @@ def _transport_refusal(scope: dict, request_id: str) -> tuple[int, dict] | None:
         return 421, {"code": "misdirected_request", "message": message, "request_id": request_id}
     if _header(scope, b"origin"):
         message = (
-            "Requests from browser pages (an Origin header) are refused here; call /mcp from an assistant "
-            "or a server."
+            "Requests from browser pages (an Origin header) are refused here; call /mcp from an assistant or a server."
         )
         return 403, {"code": "origin_not_allowed", "message": message, "request_id": request_id}
     return None

@@ -92,6 +92,23 @@ TOOLS = {
             "A voyage batch's items with each route's assessment or error (scope voyage:score). Free.",
         ),
         KeyedTool(
+            "screen_cargo", "POST", "/api/v1/cargo-screenings", 201,
+            "Screen a cargo (scope cargo:screen): parties against the sanctions lists, origin and destination "
+            "countries and load/discharge ports against sanctions regimes, the HS code against export-control "
+            "categories, and optionally the vessel by IMO; GREEN/AMBER/RED/INCOMPLETE with drivers naming the part "
+            "that set it. One screening unit when a verdict is reached, the vessel screening included; INCOMPLETE "
+            "is free (send vessel.vessel_name when the hull's identity is unresolved).",
+        ),
+        KeyedTool(
+            "get_cargo_screening", "GET", "/api/v1/cargo-screenings/{cargo_screening_id}", 200,
+            "Read a stored cargo screening by id (scope cargo:screen). Free.",
+        ),
+        KeyedTool(
+            "list_cargo_screenings", "GET", "/api/v1/cargo-screenings", 200,
+            "List cargo screenings, newest first (scope cargo:screen). Filters: status, created_after, "
+            "created_before, hs_chapter, vessel_imo. Free.",
+        ),
+        KeyedTool(
             "get_usage", "GET", "/api/v1/usage", 200,
             "Allowances and consumption of the key's environment: screenings and voyage assessments, used, "
             "limit and reset, rate and batch limits (scope usage:read). Free.",
@@ -295,6 +312,47 @@ def register(server: MCPServer) -> None:
     ) -> dict[str, Any]:
         query = _present(limit=limit, cursor=cursor)
         return await _call(ctx, "list_voyage_batch_items", path_values={"batch_id": batch_id}, query=query)
+
+    @keyed("screen_cargo")
+    async def screen_cargo(
+        commodity: Annotated[dict[str, Any], Field(description='{"hs_code": "8471", "description": "Laptops"}')],
+        origin_country: Annotated[str, Field(description="ISO 3166-1 alpha-2, e.g. NL")],
+        destination_country: Annotated[str, Field(description="ISO 3166-1 alpha-2, e.g. SG")],
+        parties: Annotated[
+            list[dict[str, Any]],
+            Field(description='1-20 of {"name": "...", "role": "shipper|consignee|notify_party|charterer"}'),
+        ],
+        ctx: Context,
+        load_port: Annotated[str | None, Field(description="UN/LOCODE of the load port")] = None,
+        discharge_port: Annotated[str | None, Field(description="UN/LOCODE of the discharge port")] = None,
+        vessel: Annotated[dict[str, Any] | None, Field(description='{"imo": "9074729", "vessel_name": "..."}')] = None,
+        customer_reference: Annotated[str | None, Field(description="Your reference, echoed back")] = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> dict[str, Any]:
+        body = _present(
+            commodity=commodity, origin_country=origin_country, destination_country=destination_country,
+            parties=parties, load_port=load_port, discharge_port=discharge_port, vessel=vessel,
+            customer_reference=customer_reference,
+        )  # fmt: skip
+        return await _call(ctx, "screen_cargo", body=body, idempotency_key=idempotency_key)
+
+    @keyed("get_cargo_screening")
+    async def get_cargo_screening(
+        cargo_screening_id: Annotated[str, Field(description="cgs_… id")], ctx: Context
+    ) -> dict[str, Any]:
+        return await _call(ctx, "get_cargo_screening", path_values={"cargo_screening_id": cargo_screening_id})
+
+    @keyed("list_cargo_screenings")
+    async def list_cargo_screenings(
+        ctx: Context,
+        status: Annotated[str | None, Field(description="GREEN, AMBER, RED or INCOMPLETE")] = None,
+        hs_chapter: Annotated[str | None, Field(description="2-digit HS chapter")] = None,
+        vessel_imo: Annotated[str | None, Field(description="7-digit IMO")] = None,
+        limit: Limit = None,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        query = _present(status=status, hs_chapter=hs_chapter, vessel_imo=vessel_imo, limit=limit, cursor=cursor)
+        return await _call(ctx, "list_cargo_screenings", query=query)
 
     @keyed("get_usage")
     async def get_usage(ctx: Context) -> dict[str, Any]:

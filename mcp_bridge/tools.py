@@ -86,6 +86,16 @@ ARGUMENT_RULES = {
     "ownership_opacity": "ownership_opacity must be LOW, MEDIUM, HIGH or null",
     "vetting_grade": "vetting_grade must be one of A to E, or null",
     "confirmed": "confirmed must be true or false",
+    "commodity": 'commodity must be an object such as {"hs_code": "8471", "description": "Laptops"}',
+    "origin_country": "origin_country must be an ISO 3166-1 alpha-2 code such as NL",
+    "destination_country": "destination_country must be an ISO 3166-1 alpha-2 code such as SG",
+    "parties": 'parties must be a list of objects such as {"name": "Acme", "role": "shipper"}',
+    "load_port": "load_port must be a UN/LOCODE string or null",
+    "discharge_port": "discharge_port must be a UN/LOCODE string or null",
+    "vessel": 'vessel must be an object such as {"imo": "9074729"} or null',
+    "cargo_screening_id": 'cargo_screening_id must be a string such as "cgs_…"',
+    "hs_chapter": "hs_chapter must be a 2-digit HS chapter or null",
+    "vessel_imo": "vessel_imo must be a 7-digit IMO or null",
 }
 
 

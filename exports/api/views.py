@@ -24,7 +24,8 @@ STATUSES = [*Job.Status.values, selectors.STATUS_EXPIRED]
 class ExportInput(serializers.Serializer):
     resource = serializers.ChoiceField(
         choices=resources.names(),
-        help_text="screenings (scope vessel:screen) or access_log (scope logs:read); the key needs that scope",
+        help_text="screenings (scope vessel:screen), cargo_screenings (cargo:screen) or access_log (logs:read); "
+        "the key needs that scope",
     )
     format = serializers.ChoiceField(choices=Export.Format.values, help_text="csv or jsonl (JSON Lines)")
     filters = serializers.DictField(

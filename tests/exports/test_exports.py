@@ -183,3 +183,22 @@ def test_an_export_whose_worker_was_lost_is_written_again_by_the_sweep(demo_worl
     assert report.redispatched == 1
     assert _run(export["id"]) == flow.RUN_SUCCEEDED
     assert len(_download(client, raw, export["id"]).splitlines()) == 1
+
+
+def test_cargo_screenings_export_with_their_own_scope(demo_world, client, issue_key):
+    raw = issue_key("live", email="cargo@example.com")
+    body = {
+        "commodity": {"hs_code": "8471", "description": "Laptop computers"},
+        "origin_country": "NL",
+        "destination_country": "SG",
+        "parties": [{"name": "Demo Fjord Exporters AS", "role": "shipper"}],
+        "customer_reference": "+cargo",
+    }
+    record = _post(client, raw, "/api/v1/cargo-screenings", body).json()
+    export = _export(client, raw, resource="cargo_screenings", format="csv")
+    _run(export["id"])
+    (row,) = csv.DictReader(io.StringIO(_download(client, raw, export["id"])))
+    assert row["id"] == record["id"] and row["commodity.hs_code"] == "8471" and row["customer_reference"] == "'+cargo"
+    no_cargo = issue_key("live", email="cargo@example.com", scopes=["vessel:screen"])
+    refused = _post(client, no_cargo, EXPORTS, {"resource": "cargo_screenings", "format": "csv"})
+    assert refused.status_code == 403 and "cargo:screen" in refused.json()["message"]

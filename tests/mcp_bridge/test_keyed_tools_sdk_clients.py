@@ -156,6 +156,19 @@ def test_voyages_and_monitors_through_their_tools(service, world, issue_key):
         ],
     )
     assert fetched.structured_content["id"] == assessment.structured_content["id"]
+    cargo = {
+        "commodity": {"hs_code": "8471", "description": "Laptop computers"},
+        "origin_country": "NL",
+        "destination_country": "SG",
+        "parties": [{"name": "Demo Fjord Exporters AS", "role": "shipper"}],
+    }
+    _, (screened_cargo,) = python_client(service, key, [("screen_cargo", cargo)])
+    cargo_id = screened_cargo.structured_content["id"]
+    _, (read_cargo, listed_cargo) = python_client(
+        service, key, [("get_cargo_screening", {"cargo_screening_id": cargo_id}), ("list_cargo_screenings", {})]
+    )
+    assert cargo_id.startswith("cgs_") and read_cargo.structured_content["id"] == cargo_id
+    assert [row["id"] for row in listed_cargo.structured_content["cargo_screenings"]] == [cargo_id]
     assert baseline.structured_content["outcome"] == "baseline"
     assert changed.structured_content["changes"][0]["severity"] == "critical"
 

@@ -30,3 +30,50 @@ def regimes_for(country_code: str) -> tuple[str | None, list[str]]:
     """(kind, regime names) for a country; (None, []) when no regime applies."""
     kind, names = REGIMES.get(country_code.upper(), (None, ()))
     return kind, list(names)
+
+
+# Ports in regions under their own regime, whatever the country's (a port call there is judged by the
+# region's regime, not the country's). Facts as of 2025: the Crimea region (US Executive Order 13685, a
+# comprehensive embargo; EU Council Regulation (EU) No 692/2014; UK Russia (Sanctions) (EU Exit)
+# Regulations 2019, Crimea), the so-called DNR region (US Executive Order 14065, comprehensive), and the
+# non-government-controlled areas of the Donetsk, Kherson, Luhansk and Zaporizhzhia oblasts (EU Council
+# Regulation (EU) 2022/263). Codes as the port catalogue carries them.
+_CRIMEA = (
+    "US OFAC Crimea region (EO 13685, comprehensive)",
+    "EU Crimea and Sevastopol (Regulation (EU) No 692/2014)",
+    "UK Russia sanctions (Crimea)",
+)
+REGION_PORTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "UASVP": ("Crimea", COMPREHENSIVE, _CRIMEA),  # Sevastopol
+    "UAKEH": ("Crimea", COMPREHENSIVE, _CRIMEA),  # Kerch
+    "UAFEO": ("Crimea", COMPREHENSIVE, _CRIMEA),  # Feodosiya
+    "UAYAL": ("Crimea", COMPREHENSIVE, _CRIMEA),  # Yalta
+    "UAMPW": (  # Mariupol, Donetsk oblast
+        "non-government-controlled Donetsk oblast",
+        COMPREHENSIVE,
+        (
+            "US OFAC so-called DNR region (EO 14065, comprehensive)",
+            "EU non-government-controlled areas (Regulation (EU) 2022/263)",
+        ),
+    ),
+    "UAERD": (  # Berdyansk, Zaporizhzhia oblast
+        "non-government-controlled Zaporizhzhia oblast",
+        SECTORAL,
+        ("EU non-government-controlled areas (Regulation (EU) 2022/263)",),
+    ),
+    "UASKD": (  # Skadovsk, Kherson oblast (left bank)
+        "non-government-controlled Kherson oblast",
+        SECTORAL,
+        ("EU non-government-controlled areas (Regulation (EU) 2022/263)",),
+    ),
+}
+
+
+def regimes_for_port(locode: str, country_code: str) -> tuple[str | None, list[str], str | None]:
+    """(kind, regime names, region) for a port: its region's regime when it has one, else its country's."""
+    region = REGION_PORTS.get(locode.upper())
+    if region is not None:
+        name, kind, names = region
+        return kind, list(names), name
+    kind, names = regimes_for(country_code)
+    return kind, names, None

@@ -112,7 +112,7 @@ class ExportCompletedData(ClosedSerializer):
     accepted_count = serializers.IntegerField(min_value=0)
     counts = JobItemCounts(help_text="The file's item by status")
     completed_at = serializers.DateTimeField()
-    resource = serializers.ChoiceField(choices=["screenings", "access_log"])
+    resource = serializers.ChoiceField(choices=["screenings", "cargo_screenings", "access_log"])
     format = serializers.ChoiceField(choices=["csv", "jsonl"])
 
 

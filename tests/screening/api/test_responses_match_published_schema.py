@@ -318,6 +318,9 @@ def test_every_operation_answers_what_the_published_schema_describes(
         client.delete(f"{exports}/{export['id']}", HTTP_IDEMPOTENCY_KEY="schema-del-exp", **keyed(raw)),
     )
 
+    # Cargo screenings: every verdict path, the list with its filters, each record, and the errors.
+    _cargo_screenings(client, keyed, published, raw)
+
     assert not published.failures, "responses the published schema rejects:\n" + "\n".join(published.failures)
     operations = {
         (path, method)
@@ -336,3 +339,37 @@ def test_the_vetting_factor_names_are_exactly_those_responses_carry(demo_world, 
     ref = schema.get("$ref") or schema["allOf"][0]["$ref"]
     enum = published.document["components"]["schemas"][ref.rsplit("/", 1)[-1]]["enum"]
     assert sorted(enum) == sorted(sent)
+
+
+def _cargo_screenings(client, keyed, published: Published, raw: str) -> None:  # type: ignore[no-untyped-def]
+    """POST (each verdict and every optional block), GET list (filters, paging), GET by id, and errors."""
+    cargo = "/api/v1/cargo-screenings"
+    clean = {
+        "commodity": {"hs_code": "8471", "description": "Laptop computers"},
+        "origin_country": "NL",
+        "destination_country": "SG",
+        "parties": [{"name": "Demo Fjord Exporters AS", "role": "shipper"}],
+    }
+    bodies = [
+        {**clean, "load_port": "NLRTM", "discharge_port": "SGSIN", "vessel": {"imo": demo.GREEN_CLEAN}},
+        {**clean, "customer_reference": "PO-7", "parties": [{"name": "DEMO ORION TRADERS LLC", "role": "consignee"}]},
+        {
+            **clean,
+            "parties": [{"name": "DEMO ORION TRADER", "role": "notify_party"}],
+            "vessel": {"imo": demo.AMBER_MMSI},
+        },
+        {**clean, "vessel": {"imo": demo.RED_OFAC}},
+        {**clean, "commodity": {"hs_code": "93", "description": "Arms"}, "destination_country": "LY"},
+        {**clean, "destination_country": "UA", "discharge_port": "UASVP", "load_port": None},
+        {**clean, "vessel": {"imo": demo.INCOMPLETE_IDENTITY}},
+    ]
+    created = [published.check(cargo, "post", _post(client, keyed, raw, cargo, body)) for body in bodies]
+    assert {record.get("status") for record in created} == {"GREEN", "AMBER", "RED", "INCOMPLETE"}
+    for query in ("", "?limit=2", "?status=RED", "?hs_chapter=93&created_after=2000-01-01T00:00:00Z"):
+        published.check(cargo, "get", client.get(f"{cargo}{query}", **keyed(raw)))
+    for record in created:
+        published.check(f"{cargo}/{{cargo_screening_id}}", "get", client.get(f"{cargo}/{record['id']}", **keyed(raw)))
+    published.check(f"{cargo}/{{cargo_screening_id}}", "get", client.get(f"{cargo}/cgs_unknown", **keyed(raw)))
+    published.check(cargo, "post", _post(client, keyed, raw, cargo, {**clean, "origin_country": "XX"}))  # 422
+    published.check(cargo, "get", client.get(f"{cargo}?status=BLUE", **keyed(raw)))  # 422
+    published.check(cargo, "get", client.get(cargo))  # 401
