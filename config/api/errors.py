@@ -80,6 +80,8 @@ def _flatten_validation(detail: Any, request: Any, prefix: str = "") -> list[dic
         for key, value in detail.items():
             if key == "non_field_errors":
                 name = prefix or "body"
+            elif isinstance(key, int):  # DRF keys a list's item errors by index: name them items[3]
+                name = f"{prefix}[{key}]"
             else:
                 name = f"{prefix}.{key}" if prefix else str(key)
             violations.extend(_flatten_validation(value, request, name))
