@@ -92,6 +92,17 @@ TOOLS = {
             "A voyage batch's items with each route's assessment or error (scope voyage:score). Free.",
         ),
         KeyedTool(
+            "create_corridor_monitor", "POST", "/api/v1/corridor-monitors", 201,
+            "Watch a sea route (scope voyage:monitor, live keys only): recomputed every 6 hours, one live voyage "
+            "assessment unit per run; emits corridor_risk.changed on a material change (risk level, a 10-point "
+            "score move, a floor, a listed area entered or left) and corridor_data.degraded / .recovered. route "
+            "as for assess_voyage. Free to create; at most 10 per live account.",
+        ),
+        KeyedTool(
+            "list_corridor_monitors", "GET", "/api/v1/corridor-monitors", 200,
+            "This account's live corridor monitors with their latest run (scope voyage:monitor). Free.",
+        ),
+        KeyedTool(
             "screen_cargo", "POST", "/api/v1/cargo-screenings", 201,
             "Screen a cargo (scope cargo:screen): parties against the sanctions lists, origin and destination "
             "countries and load/discharge ports against sanctions regimes, the HS code against export-control "
@@ -312,6 +323,26 @@ def register(server: MCPServer) -> None:
     ) -> dict[str, Any]:
         query = _present(limit=limit, cursor=cursor)
         return await _call(ctx, "list_voyage_batch_items", path_values={"batch_id": batch_id}, query=query)
+
+    @keyed("create_corridor_monitor")
+    async def create_corridor_monitor(
+        route: Annotated[dict[str, Any], Field(description='{"origin": "NLRTM", "destination": "SGSIN", ...}')],
+        ctx: Context,
+        customer_reference: Annotated[str | None, Field(description="Your reference, echoed back")] = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> dict[str, Any]:
+        body = _present(route=route, customer_reference=customer_reference)
+        return await _call(ctx, "create_corridor_monitor", body=body, idempotency_key=idempotency_key)
+
+    @keyed("list_corridor_monitors")
+    async def list_corridor_monitors(
+        ctx: Context,
+        degraded: Annotated[bool | None, Field(description="true: only monitors missing a source")] = None,
+        limit: Limit = None,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        flag = None if degraded is None else ("true" if degraded else "false")
+        return await _call(ctx, "list_corridor_monitors", query=_present(degraded=flag, limit=limit, cursor=cursor))
 
     @keyed("screen_cargo")
     async def screen_cargo(

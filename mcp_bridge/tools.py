@@ -96,6 +96,7 @@ ARGUMENT_RULES = {
     "cargo_screening_id": 'cargo_screening_id must be a string such as "cgs_…"',
     "hs_chapter": "hs_chapter must be a 2-digit HS chapter or null",
     "vessel_imo": "vessel_imo must be a 7-digit IMO or null",
+    "degraded": "degraded must be true, false or null",
 }
 
 

@@ -156,6 +156,7 @@ def test_voyages_and_monitors_through_their_tools(service, world, issue_key):
         ],
     )
     assert fetched.structured_content["id"] == assessment.structured_content["id"]
+    cargo_route = {"origin": "NLRTM", "destination": "DEHAM"}
     cargo = {
         "commodity": {"hs_code": "8471", "description": "Laptop computers"},
         "origin_country": "NL",
@@ -169,6 +170,15 @@ def test_voyages_and_monitors_through_their_tools(service, world, issue_key):
     )
     assert cargo_id.startswith("cgs_") and read_cargo.structured_content["id"] == cargo_id
     assert [row["id"] for row in listed_cargo.structured_content["cargo_screenings"]] == [cargo_id]
+    _, (test_key_corridor,) = python_client(service, key, [("create_corridor_monitor", {"route": cargo_route})])
+    assert _text(test_key_corridor).startswith("environment_not_allowed: ")
+    live = issue_key("live")
+    _, (corridor, corridors) = python_client(
+        service, live, [("create_corridor_monitor", {"route": cargo_route}), ("list_corridor_monitors", {})]
+    )
+    assert [row["id"] for row in corridors.structured_content["corridor_monitors"]] == [
+        corridor.structured_content["id"]
+    ]
     assert baseline.structured_content["outcome"] == "baseline"
     assert changed.structured_content["changes"][0]["severity"] == "critical"
 
