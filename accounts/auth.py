@@ -48,7 +48,7 @@ LAST_USED_RESOLUTION = timedelta(minutes=5)
 
 
 def signup_url() -> str:
-    """Where "Get a free key" leads; until self-serve sign-up is built, a page saying how a key is obtained."""
+    """Where "Get a free key" leads: the self-serve sign-up page (accounts/pages)."""
     return f"{settings.PUBLIC_BASE_URL}/signup"
 
 

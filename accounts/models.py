@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -58,6 +59,16 @@ class Account(models.Model):
     paused_reason = models.CharField(max_length=300, blank=True, help_text="Non-empty: the account is paused (402).")
     paused_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    # The browser login (django.contrib.auth User, username = the e-mail address) of an account opened
+    # through sign-up; empty for accounts an operator opened with `manage.py issue_key`.
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="service_account",
+        help_text="The sign-up login that manages this account's keys.",
+    )
 
     class Meta:
         ordering = ["-created_at"]

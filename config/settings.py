@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "cargo",
     "webhooks",
     "mcp_bridge",
+    "backoffice",  # last: its admin re-registers metering's switches and access log with the audit
 ]
 
 MIDDLEWARE = [
@@ -247,6 +248,10 @@ VOYAGE_BATCH_ITEM_LEASE_SECONDS = env_int("VOYAGE_BATCH_ITEM_LEASE_SECONDS", 120
 VOYAGE_BATCH_ITEM_MAX_ATTEMPTS = env_int("VOYAGE_BATCH_ITEM_MAX_ATTEMPTS", 3)
 VOYAGE_BATCH_DEADLINE_SECONDS = env_int("VOYAGE_BATCH_DEADLINE_SECONDS", 1800)
 VOYAGE_BATCH_SWEEP_SECONDS = env_int("VOYAGE_BATCH_SWEEP_SECONDS", 60)
+# Screening batches (screening/batches.py): the same flow and sweep, one task per hull.
+SCREENING_BATCH_ITEM_LEASE_SECONDS = env_int("SCREENING_BATCH_ITEM_LEASE_SECONDS", 120)
+SCREENING_BATCH_ITEM_MAX_ATTEMPTS = env_int("SCREENING_BATCH_ITEM_MAX_ATTEMPTS", 3)
+SCREENING_BATCH_DEADLINE_SECONDS = env_int("SCREENING_BATCH_DEADLINE_SECONDS", 1800)
 
 # Webhook deliveries (webhooks/delivery.py). Retries wait these many seconds after each failed
 # attempt (plus or minus 10 % jitter): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, so a delivery
@@ -295,8 +300,8 @@ SERVICE_API_VERSION = "2026-10-08"
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["config.api.renderers.ServiceJSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.api.parsers.ServiceJSONParser"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.api.renderers.JSONContentNegotiation",
+    "DEFAULT_PARSER_CLASSES": ["config.api.parsers.ServiceJSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -353,6 +358,31 @@ if IS_PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+
+# Sign-up and key pages (accounts/pages): browser logins are django.contrib.auth users.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "/login"
+LOGIN_REDIRECT_URL = "/keys"
+LOGOUT_REDIRECT_URL = "/login"
+CSRF_FAILURE_VIEW = "accounts.pages.views.csrf_failure"
+# Mail (confirmation and password-reset links): files under var/mail by default, SMTP when EMAIL_HOST is set.
+EMAIL_HOST = env_str("EMAIL_HOST")
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=bool(EMAIL_HOST))
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.filebased.EmailBackend",
+)
+EMAIL_FILE_PATH = Path(os.environ.get("EMAIL_FILE_PATH", VAR_DIR / "mail"))
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Vessel Sanctions Screening <no-reply@localhost>")
 
 # Shared in-flight pool per kind of work (screenings, assessments) across all customers.
 SERVICE_POOL_SIZE = env_int("SERVICE_POOL_SIZE", 64)

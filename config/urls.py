@@ -25,6 +25,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("changelog", changelog_page, name="changelog"),
     path("api/v1/", include(api_v1)),
+    # Sign-up, log-in and key pages; before screening.pages so /signup and /keys are served here.
+    path("", include("accounts.pages.urls")),
     path("", include("screening.pages.urls")),
     path("", include("voyages.pages.urls")),
 ]

@@ -8,6 +8,7 @@ from django.utils import timezone
 from accounts.models import ENVIRONMENTS, Account
 from accounts.tenancy import TenantModel
 from config.api.ids import new_id
+from jobs.models import Job, JobItem
 from screening.verdict import Verdict
 
 
@@ -153,3 +154,58 @@ class FollowUp(models.Model):
                 name="one_open_follow_up_per_hull",
             )
         ]
+
+
+# --- Screening batches (a job kind: screening/batches.py) and fleets (screening/fleet_*.py) ----
+
+
+class ScreeningBatch(Job):
+    """Up to 50 hulls screened on workers (the jobs flow, kind `screening_batch`)."""
+
+    ID_PREFIX = "sbt"
+
+    include_vetting = models.BooleanField(default=True, help_text="Applies to every item of the batch.")
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "created_at"])]
+
+
+class ScreeningBatchItem(JobItem):
+    """One hull of a batch; its result is the screening record it produced."""
+
+    ID_PREFIX = "sbi"
+    JOB_FIELD = "batch"
+
+    batch = models.ForeignKey(ScreeningBatch, on_delete=models.CASCADE, related_name="items")
+    imo = models.CharField(max_length=7, blank=True, help_text="The IMO screened (blank on a rejected item).")
+    imo_normalized_from = models.CharField(
+        max_length=64, blank=True, help_text="The value sent, when the appended-digit correction applied."
+    )
+    screening = models.ForeignKey(Screening, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta(JobItem.Meta):
+        pass
+
+
+class Fleet(TenantModel):
+    """A named set of hulls whose exposure and verdict moves are read from the records the owner holds."""
+
+    ID_PREFIX = "flt"
+
+    name = models.CharField(max_length=200)
+    hull_count = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["account", "environment", "id"])]
+
+
+class FleetMember(models.Model):
+    """One hull of a fleet, by IMO (the hull need not have been screened)."""
+
+    fleet = models.ForeignKey(Fleet, on_delete=models.CASCADE, related_name="members")
+    imo = models.CharField(max_length=7)
+    added_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["fleet", "imo"], name="uniq_fleet_member")]

@@ -6,7 +6,11 @@ import logging
 
 from celery import shared_task
 
-from screening import resolution, services
+from screening import (
+    batches,  # noqa: F401  (registers the screening_batch job kind in every worker)
+    resolution,
+    services,
+)
 
 logger = logging.getLogger("service.resolution")
 

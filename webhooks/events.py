@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
+
 from webhooks.models import Event
 
 # The types an endpoint may list in event_types (contract part 6, plus completions as they arrive).
@@ -16,6 +18,7 @@ EVENT_TYPES = (
     "screening.unresolved",
     "usage.quota_warning",
     "voyage_batch.completed",
+    "screening_batch.completed",
     "export.completed",
     "corridor_risk.changed",
     "corridor_data.degraded",
@@ -34,6 +37,7 @@ def emit(account_id: str, environment: str, event_type: str, data: dict[str, Any
 
     if event_type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {event_type}")
-    event = Event.objects.create(account_id=account_id, environment=environment, type=event_type, data=data)
-    fan_out(event)
+    with transaction.atomic():  # the event and its deliveries commit together, called alone or nested
+        event = Event.objects.create(account_id=account_id, environment=environment, type=event_type, data=data)
+        fan_out(event)
     return event

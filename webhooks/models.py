@@ -64,7 +64,7 @@ class Delivery(TenantModel):
 
     pending   waiting for its next attempt (`next_attempt_at`); a worker claims it when due.
     sending   an attempt is in flight under a lease (`lease_expires_at`); a worker lost mid-attempt
-              is recorded as a failed attempt by the sweep, and the delivery is retried.
+              is recorded as a lost attempt by the sweep, and the delivery is retried.
     delivered a 2xx came back.
     dead      the retry schedule ran out, the receiver answered 410 (the endpoint is disabled) or
               the endpoint was disabled before the attempt.

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_safe
 
 from accounts.auth import signup_url
 from config.api.clientip import client_ip
@@ -62,14 +60,3 @@ def vessel_report(request: HttpRequest, imo: str) -> HttpResponse:
         "signup_url": signup,
     }
     return render(request, "screening/vessel_report.html", context)
-
-
-@require_safe
-def key_page(request: HttpRequest) -> HttpResponse:
-    """How an API key is obtained today (every "Get a free key" link leads here until sign-up exists)."""
-    context = {
-        "signup_url": signup_url(),
-        "base_url": settings.PUBLIC_BASE_URL,
-        "mcp_url": settings.MCP_BASE_URL,
-    }
-    return render(request, "keys/how_to_get_a_key.html", context)

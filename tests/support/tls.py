@@ -112,6 +112,7 @@ def start_https_receiver(folder: Path) -> HttpsReceiver:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out as two small writes
 
         def log_message(self, *args):  # noqa: ANN002
             pass

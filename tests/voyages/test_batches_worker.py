@@ -1,59 +1,26 @@
-"""Voyage batches end to end through a real Celery worker process (the configured broker and database)."""
+"""Voyage batches end to end through a real Celery worker process (on the test database; on the embedded
+default a broker folder of its own, tests/support/worker.py)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
-from django.db import connection
 
 from metering.models import QuotaCounter
+from tests.support.worker import private_broker, start_worker, stop_worker, worker_log
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ROOT = Path(__file__).resolve().parent.parent.parent
-
-
-def _database_url() -> str:
-    settings = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{settings['NAME']}"
-    user = settings.get("USER") or "postgres"
-    password = f":{settings['PASSWORD']}" if settings.get("PASSWORD") else ""
-    return f"postgres://{user}{password}@{settings.get('HOST') or '127.0.0.1'}:{settings.get('PORT') or 5432}/{settings['NAME']}"
 
 
 @pytest.fixture
-def worker():
-    env = {**os.environ, "DATABASE_URL": _database_url(), "DJANGO_SETTINGS_MODULE": "config.settings"}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "--loglevel=WARNING",
-            "--without-heartbeat",
-            "--without-gossip",
-            "--without-mingle",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    yield process
-    process.terminate()
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
+def worker(tmp_path):
+    with private_broker(tmp_path / "broker") as broker_env:
+        process = start_worker(broker_env)
+        yield process
+        stop_worker(process)
+        if process.returncode not in (0, -15):
+            print(worker_log(process)[-5000:])
 
 
 def _wait_for_terminal(client, keyed, key, batch_id, timeout=180):

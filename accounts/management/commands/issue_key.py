@@ -20,17 +20,33 @@ class Command(BaseCommand):
         parser.add_argument("--email", required=True, help="Account e-mail (created when new).")
         parser.add_argument("--environment", required=True, choices=["test", "live"], help="Key environment.")
         parser.add_argument(
-            "--scopes", nargs="*", default=None, metavar="SCOPE",
+            "--scopes",
+            nargs="*",
+            default=None,
+            metavar="SCOPE",
             help=f"Scopes (default: every scope): {' '.join(ALL_SCOPES)}",
         )
-        parser.add_argument("--opened", type=date.fromisoformat, default=None, metavar="YYYY-MM-DD",
-                            help="Account opening date (decides the live screening allowance).")
+        parser.add_argument(
+            "--opened",
+            type=date.fromisoformat,
+            default=None,
+            metavar="YYYY-MM-DD",
+            help="Account opening date (decides the live screening allowance).",
+        )
         parser.add_argument("--plan", choices=["free", "paid"], default=None, help="Account plan (default free).")
-        parser.add_argument("--allowed-ips", nargs="*", default=[], metavar="IP_OR_CIDR",
-                            help="Restrict the key to these addresses or ranges (v4/v6).")
+        parser.add_argument(
+            "--allowed-ips",
+            nargs="*",
+            default=[],
+            metavar="IP_OR_CIDR",
+            help="Restrict the key to these addresses or ranges (v4/v6).",
+        )
         parser.add_argument("--label", default="", help="A label shown in the admin.")
-        parser.add_argument("--replace-label", action="store_true",
-                            help="Revoke the account's other keys with the same label first (bin/run's demo key).")
+        parser.add_argument(
+            "--replace-label",
+            action="store_true",
+            help="Revoke the account's other keys with the same label first (bin/run's demo key).",
+        )
 
     def handle(self, *args, **options) -> None:  # type: ignore[no-untyped-def]
         if options["replace_label"]:

@@ -321,6 +321,50 @@ def test_every_operation_answers_what_the_published_schema_describes(
     # Cargo screenings: every verdict path, the list with its filters, each record, and the errors.
     _cargo_screenings(client, keyed, published, raw)
 
+    # Fleets and screening batches (the fleet first, so the batch's records are its changes: first verdicts).
+    from screening import batches as screening_batches
+    from screening import fleet_selectors
+    from screening.models import ScreeningBatchItem
+
+    fresh = issue_key("test", email="schema-fleets@example.com", plan="paid")  # no earlier records of its own
+    fleets = "/api/v1/fleets"
+    hulls = [demo.RED_OFAC, demo.GREEN_CLEAN, demo.INCOMPLETE_IDENTITY, demo.AMBER_WATCHLIST, demo.GREEN_GRADE_C]
+    fleet = published.check(fleets, "post", _post(client, keyed, fresh, fleets, {"name": "Schema", "imos": hulls}))
+    published.check(fleets, "post", _post(client, keyed, fresh, fleets, {"name": "Bad", "imos": ["93001"]}))  # 422
+    sbt = "/api/v1/screening-batches"
+    batch_body = {"items": [{"imo": imo} for imo in hulls[:4]] + [{"imo": "93001"}], "include_vetting": True}
+    screening_batch = published.check(sbt, "post", _post(client, keyed, fresh, sbt, batch_body))
+    published.check(sbt, "post", _post(client, keyed, fresh, sbt, {"items": [{"imo": "1"}]}))  # 422
+    for item in ScreeningBatchItem.objects.filter(batch_id=screening_batch["id"]):
+        screening_batches.run_item(item.pk)
+    published.check(f"{sbt}/{{batch_id}}", "get", client.get(f"{sbt}/{screening_batch['id']}", **keyed(fresh)))
+    for query in ("", "?limit=2"):
+        items_page = client.get(f"{sbt}/{screening_batch['id']}/items{query}", **keyed(fresh))
+        published.check(f"{sbt}/{{batch_id}}/items", "get", items_page)
+    one_fleet = f"{fleets}/{fleet['id']}"
+    published.check(fleets, "get", client.get(fleets, **keyed(fresh)))
+    published.check(f"{fleets}/{{fleet_id}}", "get", client.get(one_fleet, **keyed(fresh)))
+    patch = {"name": "Schema 2", "add_imos": [demo.GREEN_GRADE_B]}
+    published.check(
+        f"{fleets}/{{fleet_id}}",
+        "patch",
+        client.patch(
+            one_fleet, data=patch, content_type="application/json", HTTP_IDEMPOTENCY_KEY="schema-flt", **keyed(fresh)
+        ),
+    )
+    published.check(f"{fleets}/{{fleet_id}}/exposure", "get", client.get(f"{one_fleet}/exposure", **keyed(fresh)))
+    with monkeypatch.context() as patched:
+        patched.setattr(fleet_selectors, "CHANGES_SETTLE_SECONDS", -1)  # the records just issued count
+        changes = published.check(
+            f"{fleets}/{{fleet_id}}/changes", "get", client.get(f"{one_fleet}/changes", **keyed(fresh))
+        )
+    assert len(changes["changes"]) == 3  # RED, GREEN and AMBER; the INCOMPLETE moves nothing
+    published.check(
+        f"{fleets}/{{fleet_id}}",
+        "delete",
+        client.delete(one_fleet, HTTP_IDEMPOTENCY_KEY="schema-del-flt", **keyed(fresh)),
+    )
+
     assert not published.failures, "responses the published schema rejects:\n" + "\n".join(published.failures)
     operations = {
         (path, method)
