@@ -66,6 +66,37 @@ TOOLS = {
             "lists the open questions), imo. Free.",
         ),
         KeyedTool(
+            "submit_screening_batch", "POST", "/api/v1/screening-batches", 202,
+            "Screen up to 50 hulls asynchronously (scope vessel:screen): items is a list of {imo, vessel_name, "
+            "customer_reference}; invalid items are rejected one by one, the valid ones run. Each accepted hull "
+            "reserves one screening unit; an INCOMPLETE answer is refunded. Poll with get_screening_batch.",
+        ),
+        KeyedTool(
+            "get_screening_batch", "GET", "/api/v1/screening-batches/{batch_id}", 200,
+            "Poll a screening batch until completed, partial or failed, with counts and progress (scope "
+            "vessel:screen). Free.",
+        ),
+        KeyedTool(
+            "list_screening_batch_items", "GET", "/api/v1/screening-batches/{batch_id}/items", 200,
+            "A screening batch's items, each with its screening record or error (scope vessel:screen). Free.",
+        ),
+        KeyedTool(
+            "create_fleet", "POST", "/api/v1/fleets", 201,
+            "Create a fleet (scope vessel:screen): a name and up to 5,000 IMO numbers. Free; screening the "
+            "hulls is a separate act (screen_vessel, submit_screening_batch or monitors).",
+        ),
+        KeyedTool(
+            "get_fleet_exposure", "GET", "/api/v1/fleets/{fleet_id}/exposure", 200,
+            "A fleet's exposure from the records the account already holds (scope vessel:screen): latest "
+            "verdict per hull, worst first, distributions of sanctions status, vetting grade and ownership "
+            "opacity, and coverage (hulls never screened or INCOMPLETE). Free; never re-screens.",
+        ),
+        KeyedTool(
+            "get_fleet_changes", "GET", "/api/v1/fleets/{fleet_id}/changes", 200,
+            "Verdict moves of a fleet's hulls since a cursor (scope vessel:screen), with timestamps and the "
+            "records that moved them; pass next_cursor back to resume. Free.",
+        ),
+        KeyedTool(
             "assess_voyage", "POST", "/api/v1/voyage-assessments", 201,
             "Score the risk of a sea voyage (POST /api/v1/voyage-assessments, scope voyage:score): the sea "
             "route, war-risk listed areas, EEZs of sanctioned states, piracy, weather, country instability and, "
@@ -283,6 +314,56 @@ def register(server: MCPServer) -> None:
         flag = None if superseded is None else ("true" if superseded else "false")
         query = _present(status=status, superseded=flag, imo=imo, limit=limit, cursor=cursor)
         return await _call(ctx, "list_screenings", query=query)
+
+    @keyed("submit_screening_batch")
+    async def submit_screening_batch(
+        items: Annotated[list[dict[str, Any]], Field(description='Up to 50 of {"imo": "9074729", "vessel_name": ...}')],
+        ctx: Context,
+        include_vetting: Annotated[bool, Field(description="Grade every hull A-E (default true)")] = True,
+        customer_reference: Annotated[str | None, Field(description="Your reference for the batch")] = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> dict[str, Any]:
+        body = _present(items=items, customer_reference=customer_reference)
+        body["include_vetting"] = include_vetting
+        return await _call(ctx, "submit_screening_batch", body=body, idempotency_key=idempotency_key)
+
+    @keyed("get_screening_batch")
+    async def get_screening_batch(
+        batch_id: Annotated[str, Field(description="sbt_… id")], ctx: Context
+    ) -> dict[str, Any]:
+        return await _call(ctx, "get_screening_batch", path_values={"batch_id": batch_id})
+
+    @keyed("list_screening_batch_items")
+    async def list_screening_batch_items(
+        batch_id: Annotated[str, Field(description="sbt_… id")],
+        ctx: Context,
+        limit: Limit = None,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        query = _present(limit=limit, cursor=cursor)
+        return await _call(ctx, "list_screening_batch_items", path_values={"batch_id": batch_id}, query=query)
+
+    @keyed("create_fleet")
+    async def create_fleet(
+        name: Annotated[str, Field(description="The fleet's name")],
+        imos: Annotated[list[str], Field(description="Up to 5,000 7-digit IMO numbers")],
+        ctx: Context,
+        idempotency_key: IdempotencyKey = None,
+    ) -> dict[str, Any]:
+        return await _call(ctx, "create_fleet", body={"name": name, "imos": imos}, idempotency_key=idempotency_key)
+
+    @keyed("get_fleet_exposure")
+    async def get_fleet_exposure(
+        fleet_id: Annotated[str, Field(description="flt_… id")], ctx: Context, limit: Limit = None
+    ) -> dict[str, Any]:
+        return await _call(ctx, "get_fleet_exposure", path_values={"fleet_id": fleet_id}, query=_present(limit=limit))
+
+    @keyed("get_fleet_changes")
+    async def get_fleet_changes(
+        fleet_id: Annotated[str, Field(description="flt_… id")], ctx: Context, cursor: Cursor = None
+    ) -> dict[str, Any]:
+        query = _present(cursor=cursor)
+        return await _call(ctx, "get_fleet_changes", path_values={"fleet_id": fleet_id}, query=query)
 
     @keyed("assess_voyage")
     async def assess_voyage(

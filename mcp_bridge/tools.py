@@ -97,6 +97,10 @@ ARGUMENT_RULES = {
     "hs_chapter": "hs_chapter must be a 2-digit HS chapter or null",
     "vessel_imo": "vessel_imo must be a 7-digit IMO or null",
     "degraded": "degraded must be true, false or null",
+    "items": 'items must be a list of objects such as {"imo": "9074729"}',
+    "name": "name must be a string",
+    "imos": "imos must be a list of 7-digit IMO strings",
+    "fleet_id": 'fleet_id must be a string such as "flt_…"',
 }
 
 

@@ -170,6 +170,27 @@ def test_voyages_and_monitors_through_their_tools(service, world, issue_key):
     )
     assert cargo_id.startswith("cgs_") and read_cargo.structured_content["id"] == cargo_id
     assert [row["id"] for row in listed_cargo.structured_content["cargo_screenings"]] == [cargo_id]
+    _, (batch, fleet) = python_client(
+        service,
+        key,
+        [
+            ("submit_screening_batch", {"items": [{"imo": demo.GREEN_CLEAN}, {"imo": "123"}]}),
+            ("create_fleet", {"name": "Tankers", "imos": [demo.GREEN_CLEAN, demo.RED_OFAC]}),
+        ],
+    )
+    assert batch.structured_content["id"].startswith("sbt_"), batch
+    fleet_id = fleet.structured_content["id"]
+    _, (polled, exposure, changes) = python_client(
+        service,
+        key,
+        [
+            ("get_screening_batch", {"batch_id": batch.structured_content["id"]}),
+            ("get_fleet_exposure", {"fleet_id": fleet_id}),
+            ("get_fleet_changes", {"fleet_id": fleet_id}),
+        ],
+    )
+    assert polled.structured_content["id"] == batch.structured_content["id"]
+    assert not exposure.is_error and not changes.is_error, (exposure, changes)
     _, (test_key_corridor,) = python_client(service, key, [("create_corridor_monitor", {"route": cargo_route})])
     assert _text(test_key_corridor).startswith("environment_not_allowed: ")
     live = issue_key("live")
