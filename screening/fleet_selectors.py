@@ -133,14 +133,13 @@ class Reading:
     vessel_name: str | None = None
 
 
-# The four values a fleet reads, extracted by the database where it can (one parse of the stored
-# document, in C, and only a short JSON array crosses the wire), otherwise from the whole document.
+# The four values a fleet reads. SQLite extracts them in one json_extract (4,900 latest records:
+# 145 ms against 310 ms parsing every document here). PostgreSQL does not: its JSON parse of a
+# stored document costs more than fetching it and parsing it here (650 ms for jsonb, 590 for json,
+# against 175 + 155), so there the whole document comes back and is parsed in Python.
 _READING_PATHS = ("$.vetting.grade", "$.ownership.opacity", "$.sanctions.coverage_complete", "$.vessel_name")
 _READING_SQL = {
     "sqlite": "json_extract(CAST({col} AS TEXT), " + ", ".join(f"'{p}'" for p in _READING_PATHS) + ")",
-    "postgresql": "(SELECT jsonb_build_array(d->'vetting'->'grade', d->'ownership'->'opacity', "
-    "d->'sanctions'->'coverage_complete', d->'vessel_name')::text "
-    "FROM (SELECT convert_from({col}, 'UTF8')::jsonb AS d) AS parsed)",
 }
 
 
