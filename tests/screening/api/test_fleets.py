@@ -433,3 +433,20 @@ def test_a_cursor_the_api_did_not_issue_is_422(history, key, client, keyed):
     for cursor in ("!!", "bm9wZQ"):  # not base64; "nope"
         response = client.get(f"{FLEETS}/{history.fleet['id']}/changes?cursor={cursor}", **keyed(key))
         assert response.status_code == 422 and fields(response) == ["cursor"]
+
+
+def test_exposure_reads_the_same_values_whether_the_database_or_python_parses_the_records(
+    key, account, new_fleet, monkeypatch
+):
+    imos = [valid_imo(n) for n in range(4)]
+    fleet = new_fleet(imos)
+    at = timezone.now() - timedelta(hours=1)
+    for imo, verdict in zip(
+        imos, [("RED", "E", "HIGH"), ("GREEN", None, None), ("INCOMPLETE", None, None)], strict=False
+    ):
+        record(account, imo, *verdict, at=at)
+    owner = SimpleNamespace(account_id=account.pk, environment="test")
+    now = timezone.now()
+    extracted = fleet_selectors.fleet_exposure(owner, fleet["id"], {"limit": 100}, now)
+    monkeypatch.setattr(fleet_selectors, "_READING_SQL", {})
+    assert fleet_selectors.fleet_exposure(owner, fleet["id"], {"limit": 100}, now) == extracted
