@@ -93,3 +93,10 @@ def read_filters(filter_class: type[ListFilter], query_params: Any) -> dict[str,
     form = filter_class(data=data)
     form.is_valid(raise_exception=True)
     return dict(form.validated_data)
+
+
+def read_body(serializer_class: type[serializers.Serializer], data: Any, *, partial: bool = False) -> dict[str, Any]:
+    """The validated body of a request (422 validation_failed naming each field)."""
+    form = serializer_class(data=data, partial=partial)
+    form.is_valid(raise_exception=True)
+    return dict(form.validated_data)

@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from accounts.api.base import KeyedAPIView
 from config.api.fields import StrictBooleanField, StrictStringField
-from config.api.filters import read_filters
+from config.api.filters import read_body, read_filters
 from config.api.openapi import DeletedSchema, creating_operation
 from config.api.responses import json_bytes_response, to_json_bytes
 from metering.idempotency import claim_of, idempotent
@@ -134,12 +134,6 @@ class RunListSchema(serializers.Serializer):
     next_cursor = serializers.CharField(allow_null=True)
 
 
-def _valid(serializer_class: type[serializers.Serializer], data: object) -> dict:
-    form = serializer_class(data=data)
-    form.is_valid(raise_exception=True)
-    return dict(form.validated_data)
-
-
 class VesselMonitorCollectionView(KeyedAPIView):
     required_scope = SCOPE
 
@@ -152,7 +146,7 @@ class VesselMonitorCollectionView(KeyedAPIView):
     )
     @idempotent
     def post(self, request):  # type: ignore[no-untyped-def]
-        values = _valid(MonitorInput, request.data)
+        values = read_body(MonitorInput, request.data)
         saved = services.create_monitor(request.auth, values, in_transaction=claim_of(request).completes(201))
         return json_bytes_response(saved.body, status=201)
 
@@ -212,6 +206,6 @@ class VesselMonitorSimulateView(KeyedAPIView):
     )
     @idempotent
     def post(self, request, monitor_id: str):  # type: ignore[no-untyped-def]
-        values = _valid(SimulateInput, request.data)
+        values = read_body(SimulateInput, request.data)
         saved = services.simulate_run(request.auth, monitor_id, values, in_transaction=claim_of(request).completes(201))
         return json_bytes_response(saved.body, status=201)

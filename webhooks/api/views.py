@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from accounts.api.base import KeyedAPIView
 from config.api.fields import StrictBooleanField, StrictStringField
-from config.api.filters import read_filters
+from config.api.filters import read_body, read_filters
 from config.api.openapi import DeletedSchema, creating_operation
 from config.api.responses import json_bytes_response, to_json_bytes
 from metering.idempotency import claim_of, idempotent
@@ -119,12 +119,6 @@ class DeliveryListSchema(serializers.Serializer):
     next_cursor = serializers.CharField(allow_null=True)
 
 
-def _valid(serializer_class: type[serializers.Serializer], data: object, *, partial: bool = False) -> dict:
-    form = serializer_class(data=data, partial=partial)
-    form.is_valid(raise_exception=True)
-    return dict(form.validated_data)
-
-
 class WebhookEndpointCollectionView(KeyedAPIView):
     required_scope = SCOPE
 
@@ -136,7 +130,7 @@ class WebhookEndpointCollectionView(KeyedAPIView):
     )
     @idempotent
     def post(self, request):  # type: ignore[no-untyped-def]
-        values = _valid(EndpointInput, request.data)
+        values = read_body(EndpointInput, request.data)
         saved = services.create_endpoint(request.auth, values, in_transaction=claim_of(request).completes(201))
         return json_bytes_response(saved.body, status=201)
 
@@ -166,7 +160,7 @@ class WebhookEndpointDetailView(KeyedAPIView):
     )
     @idempotent
     def patch(self, request, endpoint_id: str):  # type: ignore[no-untyped-def]
-        values = _valid(EndpointUpdate, request.data, partial=True)
+        values = read_body(EndpointUpdate, request.data, partial=True)
         saved = services.update_endpoint(
             request.auth, endpoint_id, values, in_transaction=claim_of(request).completes(200)
         )
@@ -210,7 +204,7 @@ class WebhookEndpointRotationView(KeyedAPIView):
     )
     @idempotent
     def post(self, request, endpoint_id: str):  # type: ignore[no-untyped-def]
-        values = _valid(RotationInput, request.data)
+        values = read_body(RotationInput, request.data)
         saved = services.rotate_secret(
             request.auth, endpoint_id, values["overlap_hours"], in_transaction=claim_of(request).completes(200)
         )
