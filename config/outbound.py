@@ -36,6 +36,8 @@ import os
 import socket
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import IO, Any
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -159,8 +161,40 @@ def _allow_loopback() -> bool:
     return bool(getattr(settings, "OUTBOUND_ALLOW_LOOPBACK", False))
 
 
-def check(url: str, *, schemes: tuple[str, ...] = SCHEMES) -> _Target:
-    """Parse and check `url`, resolve its host and check every address; what to connect to."""
+class _Deadline:
+    def __init__(self, seconds: float | None) -> None:
+        self.at = None if seconds is None else time.monotonic() + seconds
+
+    def remaining(self) -> float | None:
+        return None if self.at is None else self.at - time.monotonic()
+
+    def cap(self, seconds: float) -> float:
+        remaining = self.remaining()
+        if remaining is None:
+            return seconds
+        if remaining <= 0:
+            raise OutboundFailed("the time budget ran out", retryable=False)
+        return min(seconds, remaining)
+
+
+# getaddrinfo takes no timeout and a slow resolver can hang for tens of seconds: the lookup runs on
+# a small pool so the caller waits only as long as its budget allows (the lookup itself may go on).
+_RESOLVER = ThreadPoolExecutor(max_workers=8, thread_name_prefix="outbound-dns")
+RESOLVE_TIMEOUT_SECONDS = 5.0
+
+
+def _resolve(host: str, port: int, seconds: float) -> list[tuple]:
+    lookup = _RESOLVER.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
+    try:
+        return lookup.result(timeout=seconds)
+    except FutureTimeout as exc:
+        raise OutboundFailed(f"resolving {host} took longer than {seconds:.1f} s", retryable=True) from exc
+
+
+def check(url: str, *, schemes: tuple[str, ...] = SCHEMES, deadline: _Deadline | None = None) -> _Target:
+    """Parse and check `url`, resolve its host and check every address; what to connect to.
+
+    The lookup waits at most RESOLVE_TIMEOUT_SECONDS, and never past `deadline`."""
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -181,7 +215,7 @@ def check(url: str, *, schemes: tuple[str, ...] = SCHEMES) -> _Target:
     except idna.IDNAError as exc:
         raise OutboundRefused(f"invalid host name: {exc}") from exc
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        infos = _resolve(host, port, (deadline or _Deadline(None)).cap(RESOLVE_TIMEOUT_SECONDS))
     except (socket.gaierror, UnicodeError) as exc:
         raise OutboundFailed(f"cannot resolve {host}: {exc}", retryable=True) from exc
     addresses = tuple(dict.fromkeys(str(info[4][0]) for info in infos))
@@ -199,22 +233,6 @@ def check(url: str, *, schemes: tuple[str, ...] = SCHEMES) -> _Target:
 
 
 # -- one exchange ------------------------------------------------------------------------------
-
-
-class _Deadline:
-    def __init__(self, seconds: float | None) -> None:
-        self.at = None if seconds is None else time.monotonic() + seconds
-
-    def remaining(self) -> float | None:
-        return None if self.at is None else self.at - time.monotonic()
-
-    def cap(self, seconds: float) -> float:
-        remaining = self.remaining()
-        if remaining is None:
-            return seconds
-        if remaining <= 0:
-            raise OutboundFailed("the time budget ran out", retryable=False)
-        return min(seconds, remaining)
 
 
 def _ca_bundle() -> str:
@@ -410,7 +428,7 @@ def _follow(
     schemes: tuple[str, ...],
     stream_to: IO[bytes] | None,
 ) -> Response:
-    target = check(url, schemes=schemes)
+    target = check(url, schemes=schemes, deadline=deadline)
     for hop in range(max_redirects + 1):
         response = _exchange(
             "GET", target, headers=headers, body=None, timeout=timeout, deadline=deadline,
@@ -425,7 +443,7 @@ def _follow(
         if target.scheme == "https" and urlsplit(following).scheme.lower() == "http":
             raise OutboundRefused(f"{target.url} redirects from https to http ({following})")
         try:
-            nxt = check(following, schemes=schemes)
+            nxt = check(following, schemes=schemes, deadline=deadline)
         except OutboundRefused as exc:
             raise OutboundRefused(f"redirect from {target.url} refused: {exc}") from exc
         if _origin(nxt) != _origin(target):
@@ -449,8 +467,9 @@ def post(
     (a 3xx is returned as the answer), `timeout` bounds the whole exchange, and only the first
     `keep_bytes` of the answer are kept (`truncated` says when there was more).
     """
-    target = check(url, schemes=schemes)
+    deadline = _Deadline(timeout)
+    target = check(url, schemes=schemes, deadline=deadline)
     return _exchange(
-        "POST", target, headers=dict(headers or {}), body=body, timeout=timeout, deadline=_Deadline(timeout),
+        "POST", target, headers=dict(headers or {}), body=body, timeout=timeout, deadline=deadline,
         limit=keep_bytes, truncate=True,
     )  # fmt: skip

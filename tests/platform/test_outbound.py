@@ -367,6 +367,34 @@ def test_a_post_to_a_slow_receiver_fails_within_its_timeout(server, loopback):
     assert time.monotonic() - started < 1.0
 
 
+
+@pytest.fixture
+def slow_resolver(monkeypatch):
+    """Names under .slow.test take 3 s to resolve (a resolver that hangs); the rest resolve as usual."""
+    real = socket.getaddrinfo
+
+    def slow(host, port, *args, **kwargs):
+        if str(host).endswith(".slow.test"):
+            time.sleep(3)
+            return real("127.0.0.1", port, *args, **kwargs)
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+
+
+def test_a_slow_name_lookup_counts_against_the_post_timeout(slow_resolver, loopback):
+    started = time.monotonic()
+    with pytest.raises(OutboundFailed, match="resolving hooks.slow.test took longer"):
+        outbound.post("https://hooks.slow.test/hook", body=b"{}", timeout=0.3)
+    assert time.monotonic() - started < 1.0
+
+
+def test_a_slow_name_lookup_counts_against_a_get_total_timeout(slow_resolver, loopback):
+    started = time.monotonic()
+    with pytest.raises(OutboundFailed):
+        outbound.get("https://files.slow.test/list.xml", total_timeout=0.3, retries=0)
+    assert time.monotonic() - started < 1.0
+
 # -- size cap ----------------------------------------------------------------------------------
 
 
