@@ -367,7 +367,6 @@ def test_a_post_to_a_slow_receiver_fails_within_its_timeout(server, loopback):
     assert time.monotonic() - started < 1.0
 
 
-
 @pytest.fixture
 def slow_resolver(monkeypatch):
     """Names under .slow.test take 3 s to resolve (a resolver that hangs); the rest resolve as usual."""
@@ -394,6 +393,7 @@ def test_a_slow_name_lookup_counts_against_a_get_total_timeout(slow_resolver, lo
     with pytest.raises(OutboundFailed):
         outbound.get("https://files.slow.test/list.xml", total_timeout=0.3, retries=0)
     assert time.monotonic() - started < 1.0
+
 
 # -- size cap ----------------------------------------------------------------------------------
 
