@@ -5,7 +5,7 @@ screenings. Published as the page /changelog and at the end of the OpenAPI descr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,9 @@ CHANGES = (
            "The camelCase duplicates coverageComplete and coverageGaps leave vessel monitor verdicts "
            "(baseline_verdict, previous_verdict); coverage_complete and coverage_gaps stay."),
     Change(date(2026, 11, 23), "added",
+           "Deprecation (RFC 9745) and Link rel=deprecation headers on answers that carry a deprecated part: "
+           "voyage assessments (source_status) and vessel monitors (coverageComplete, coverageGaps)."),
+    Change(date(2026, 11, 23), "added",
            "Signed webhook deliveries with retries over about 27.5 hours, the delivery log and redelivery, "
            "the signed test delivery and secret rotation (X-Service-Signature carries v1= twice during a "
            "rotation's overlap)."),
@@ -35,6 +38,9 @@ CHANGES = (
     Change(date(2026, 10, 31), "deprecated",
            "source_status on the voyage assessment is deprecated in favour of sources; it keeps working in "
            "/api/v1 and its removal ships as /api/v2."),
+    Change(date(2026, 10, 8), "deprecated",
+           "The camelCase duplicates coverageComplete and coverageGaps in vessel monitor verdicts are deprecated "
+           "in favour of coverage_complete and coverage_gaps; they are removed on 2026-12-23."),
     Change(date(2026, 10, 8), "changed",
            "The wire contract of this date (X-Service-API-Version: 2026-10-08)."),
     Change(date(2026, 10, 1), "changed",
@@ -56,3 +62,51 @@ def as_markdown() -> str:
         engine = f" (engine_version {change.engine_version})" if change.engine_version else ""
         lines.append(f"- **{change.on.isoformat()}** {change.kind}{engine}: {change.text}")
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    """A deprecated part of responses: the operations (URL name, methods) whose successful answers
+    carry it are marked with a Deprecation header (RFC 9745) and a Link to the changelog, from
+    `since` until `removed_on` (None: for as long as /api/v1 serves it). No Sunset header: contract
+    9.2 keeps Sunset for retiring an endpoint, and no endpoint is being retired."""
+
+    what: str
+    since: date
+    removed_on: date | None
+    operations: frozenset[tuple[str, str]]
+
+    def header_value(self) -> str:
+        return f"@{int(datetime(self.since.year, self.since.month, self.since.day, tzinfo=UTC).timestamp())}"
+
+    def applies(self, url_name: str, method: str, today: date) -> bool:
+        in_window = self.since <= today and (self.removed_on is None or today < self.removed_on)
+        return in_window and (url_name, method) in self.operations
+
+
+DEPRECATIONS = (
+    Deprecation(
+        "source_status on voyage assessments",
+        since=date(2026, 10, 31),
+        removed_on=None,  # removed in /api/v2 only (contract 9.6)
+        operations=frozenset({
+            ("voyage-assessments", "POST"), ("voyage-assessment", "GET"),
+            ("voyage-batch-items", "GET"),
+        }),
+    ),
+    Deprecation(
+        "coverageComplete and coverageGaps in vessel monitor verdicts",
+        since=date(2026, 10, 8),
+        removed_on=date(2026, 12, 23),
+        operations=frozenset({
+            ("vessel-monitors", "GET"), ("vessel-monitors", "POST"), ("vessel-monitor", "GET"),
+            ("vessel-monitor", "PATCH"), ("vessel-monitor-runs", "GET"), ("vessel-monitor-simulate", "POST"),
+        }),
+    ),
+)  # fmt: skip
+
+
+def deprecation_for(url_name: str, method: str, today: date) -> Deprecation | None:
+    """The deprecation a successful answer of this operation carries today, if any (the earliest)."""
+    found = [d for d in DEPRECATIONS if d.applies(url_name, method, today)]
+    return min(found, key=lambda d: d.since) if found else None

@@ -9,9 +9,11 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
 
 from config.api.errors import FieldViolation, backing_service_down, error_json_response, unavailable_error
 from config.api.ids import is_well_formed_request_id, new_request_id
+from config.changelog import deprecation_for
 
 logger = logging.getLogger("service.errors")
 
@@ -25,7 +27,8 @@ def is_api_path(path: str) -> bool:
 
 
 class RequestIdMiddleware:
-    """Echo a well-formed caller X-Request-Id, otherwise mint one; stamp every response."""
+    """Echo a well-formed caller X-Request-Id, otherwise mint one; stamp every response with it, the
+    API version and, on answers that carry a deprecated part, the Deprecation header (contract 9.2)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -36,6 +39,12 @@ class RequestIdMiddleware:
         response = self.get_response(request)
         response["X-Request-Id"] = request.request_id
         response["X-Service-API-Version"] = settings.SERVICE_API_VERSION
+        match = getattr(request, "resolver_match", None)
+        if match is not None and match.url_name and response.status_code < 300:
+            deprecation = deprecation_for(match.url_name, request.method or "", timezone.now().date())
+            if deprecation is not None:
+                response["Deprecation"] = deprecation.header_value()
+                response["Link"] = '</changelog>; rel="deprecation"; type="text/html"'
         return response
 
 
