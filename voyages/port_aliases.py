@@ -226,4 +226,123 @@ PORT_ALIASES: tuple[tuple[str, str], ...] = (
     ("PAONX", "Aspinwall"),
     ("GTSTC", "Matías de Gálvez"),
     ("SOMGQ", "Mogadiscio"),
+    # --- The busiest ports (voyages/busiest_ports.py): local, official and former names ---
+    ("CNNGB", "Ningbo-Zhoushan"),  # the merged port's official name since 2006
+    ("CNHUA", "Whampoa"),
+    ("CNYIK", "Newchwang"),  # the treaty port of Newchwang was Yingkou
+    ("CNZHA", "Fort-Bayard"),  # Zhanjiang under French lease (Kwangchowan), 1898-1945
+    ("CNZHE", "Chinkiang"),
+    ("CNDDG", "Antung"),
+    ("TWKEL", "Kiirun"),
+    ("KPNAM", "Chinnampo"),
+    ("RUKOR", "Ōdomari"),
+    ("RUKHO", "Maoka"),
+    ("MYPKG", "Pelabuhan Klang"),
+    ("MYPEN", "Pulau Pinang"),
+    ("MYBKI", "Jesselton"),
+    ("IDSUB", "Soerabaja"),
+    ("IDDJJ", "Hollandia"),
+    ("IDPDG", "Teluk Bayur"),  # Padang's port; the bundled second row reads "Teluk Bajur"
+    ("IDPDG", "Emmahaven"),
+    ("IDPBA", "Batam"),
+    ("THBKK", "Khlong Toei"),
+    ("VNSGN", "Thành phố Hồ Chí Minh"),
+    ("KHSIH", "Krong Preah Sihanouk"),
+    ("MMMNU", "Mawlamyine"),
+    ("INVTZ", "Vizagapatam"),
+    ("INPNY", "Puducherry"),
+    ("PKBQM", "Port Muhammad Bin Qasim"),
+    ("BDMGL", "Chalna"),  # the port opened at Chalna in 1950 and moved to Mongla in 1954
+    ("SADMN", "King Abdulaziz Port"),
+    ("SAGIZ", "Jazan"),
+    ("QAHMD", "Hamad Port"),
+    ("BHMSN", "Mina Salman"),
+    ("IRBND", "Shahid Rajaee"),  # Bandar Abbas's main container and cargo port
+    ("IRBKM", "Bandar Shahpur"),  # renamed Bandar Imam Khomeini in 1979
+    ("SYLTK", "Al Ladhiqiyah"),
+    ("EGALY", "El Iskandariya"),
+    ("TRIZT", "Kocaeli"),
+    ("CYLMS", "Lemesos"),
+    ("CYFMG", "Ammochostos"),
+    ("RUMCX", "Petrovsk-Port"),  # Makhachkala's name until 1921
+    ("UANIK", "Mykolaiv"),
+    ("UAERD", "Osipenko"),  # Berdiansk's name 1939-1958
+    ("GRCFU", "Kerkyra"),
+    ("HRSPU", "Spalato"),
+    ("HRPLE", "Kardeljevo"),
+    ("HRZAD", "Zara"),
+    ("HRPUY", "Pola"),
+    ("MEBAR", "Antivari"),
+    ("ESLPA", "Las Palmas de Gran Canaria"),
+    ("ESGIJ", "Xixón"),
+    ("ESPMI", "Palma de Mallorca"),
+    ("ESPAS", "Pasaia"),
+    ("DEBRV", "Wesermünde"),  # Bremerhaven's name 1939-1947
+    ("GBHUL", "Kingston upon Hull"),
+    ("IEDUB", "Baile Átha Cliath"),
+    ("IEORK", "Corcaigh"),
+    ("IECOB", "Queenstown"),  # Cobh's name 1849-1920
+    ("IEWAT", "Port Láirge"),
+    ("PLGDY", "Gotenhafen"),
+    ("EEPLA", "Baltischport"),
+    ("RULED", "Petrograd"),
+    ("FIHMN", "Fredrikshamn"),
+    ("FINLI", "Nådendal"),
+    ("FIPRV", "Borgå"),
+    ("FIPRV", "Sköldvik"),  # Porvoo's oil harbour (Kilpilahti)
+    ("FIPRV", "Kilpilahti"),
+    ("SEGVX", "Gefle"),
+    ("MXCOA", "Puerto México"),  # Coatzacoalcos's name 1911-1936
+    ("PAMIT", "Manzanillo International Terminal"),
+    ("DOSDQ", "Ciudad Trujillo"),  # Santo Domingo's name 1936-1961
+    ("CLPUQ", "Magallanes"),  # Punta Arenas's name 1927-1938
+    ("COCTG", "Cartagena de Indias"),
+    ("MACAS", "Dar el Beida"),
+    ("MAMOH", "Fedala"),  # renamed Mohammedia in 1960
+    ("MANNA", "Port-Lyautey"),  # renamed Kenitra in 1956
+    ("DZORN", "Wahran"),
+    ("LYZAW", "Zawiya"),
+    ("NGTIN", "Tin Can Island"),
+    ("GQSSG", "Santa Isabel"),  # renamed Malabo in 1973
+    ("GMBJL", "Bathurst"),  # renamed Banjul in 1973
+    ("CVRAI", "Praia"),
+    ("CVPGR", "Mindelo"),  # Porto Grande is Mindelo's harbour
+    ("ZADUR", "Port Natal"),
+    ("ZACPT", "Kaapstad"),
+    ("ZAZBA", "Ngqura"),  # the Port of Ngqura at Coega
+    ("SOKMU", "Chisimaio"),
+    ("ERMSW", "Mitsiwa"),
+    ("AUBTB", "Port Botany"),
+    ("NZAKL", "Tāmaki Makaurau"),
+    ("NZWLG", "Te Whanganui-a-Tara"),
+    ("BRSEP", "Itaguaí"),  # the Port of Sepetiba was renamed Port of Itaguaí
+    ("MMAKY", "Akyab"),  # Sittwe's name until 1989
+    ("IRBUS", "Bushire"),
+    ("RUPRI", "Koivisto"),  # Primorsk's name until 1948
+    ("DZGHZ", "Nemours"),  # Ghazaouet's name until 1962
+    # Spellings in common use that the lookup would otherwise only find by similarity.
+    ("CNWEI", "Weihaiwei"),  # the British-leased territory's name, 1898-1930
+    ("INMRM", "Marmagao"),
+    ("AEKLF", "Khawr Fakkan"),
+    ("SAGIZ", "Jizan"),
+    ("OMSOH", "Suhar"),
+    ("IRBKM", "Bandar Imam Khomeini"),
+    ("IRBAZ", "Bandar Pahlavi"),
+    ("CYLCA", "Larnaka"),
+    ("ROCND", "Constantza"),
+    ("UAILK", "Ilyichevsk"),
+    ("UAERD", "Berdiansk"),
+    ("UAFEO", "Feodosia"),
+    ("BGBOJ", "Bourgas"),
+    ("ESBIO", "Bilbo"),
+    ("BEOST", "Oostende"),
+    ("FIHKO", "Hangö"),
+    ("FIVSA", "Vasa"),
+    ("SEHEL", "Hälsingborg"),  # the spelling until 1971
+    ("DKAAL", "Ålborg"),
+    ("NOTRD", "Trondhjem"),
+    ("MATNG", "Tanger"),
+    ("TNBIZ", "Bizerta"),
+    ("LYMRA", "Misrata"),
+    ("SOKMU", "Kismayo"),
 )

@@ -112,6 +112,13 @@ CORRECTIONS: dict[str, Correction] = {
     ),
     "INMAD": Correction("Madras is Chennai's former name; the port is INMAA", drop=True, merged_into="INMAA"),
     "QAUMS": Correction("Umm Said is Mesaieed's former name; the port is QAMES", drop=True, merged_into="QAMES"),
+    "ESSEV": Correction("Seville is Sevilla (ESSVQ), the same point", drop=True, merged_into="ESSVQ"),
+    "BZBZC": Correction("Belize City twice: the port is BZBZE, 1 km away", drop=True, merged_into="BZBZE"),
+    "CNHKG": Correction(
+        "Hong Kong under a CN code (its ISO 3166 code is HK): the port is HKHKG, 7 km away",
+        drop=True,
+        merged_into="HKHKG",
+    ),
     # --- Names: misspelt, garbled or in capitals ---
     "CAPAB": Correction(
         "CAPAB is Port Alberni, BC (the point is there); the bundled name is garbled", name="Port Alberni"
@@ -132,6 +139,9 @@ CORRECTIONS: dict[str, Correction] = {
     "MEBAR": Correction("name in capitals", name="Bar"),
     "RUBNK": Correction("name in capitals", name="Bronka"),
     "MGTOL": Correction("'Toleary' is a garbled Tuléar; the port's name is Toliara", name="Toliara"),
+    "CNZHA": Correction("misspelt 'Zhangjiang': the port at 21.2°N 110.4°E is Zhanjiang", name="Zhanjiang"),
+    "ARCOR": Correction("garbled 'Comodoro Rivadacomod'", name="Comodoro Rivadavia"),
+    "KRMOK": Correction("'Mogpo' is not a romanisation in use; the port's name is Mokpo", name="Mokpo"),
 }
 
 # Ports that lie more than PORT_NEIGHBOUR_KM from any other port of their own country, checked

@@ -158,12 +158,19 @@ LISTED_BY_THE_CIRCULAR = {
     "Gulf of Guinea south of 3°N, north of 0°40'S": ((5.0, 1.0), "jwla-gulf-of-guinea"),
     "Red Sea at 17°N": ((40.0, 17.0), "jwla-southern-red-sea-yemen"),
     "Cabo Delgado territorial sea": ((40.6, -11.0), "jwla-cabo-delgado"),
+    # Named countries of JWLA-032 whose 12 nm bands are drawn by us.
+    "off Gwadar, within Pakistan's 12 nm": ((62.3, 25.0), "jwla-pakistan"),
+    "Karachi approaches": ((66.9, 24.75), "jwla-pakistan"),
+    "off Beirut, within Lebanon's 12 nm": ((35.45, 33.92), "jwla-lebanon"),
+    "off Tripoli (Lebanon)": ((35.75, 34.48), "jwla-lebanon"),
 }
 NOT_LISTED_BY_THE_CIRCULAR = {
     "Romanian waters off Constanta": (28.9, 44.17),
     "Arabian Sea north-east of the 14°55'N 53°50'E - 10°48'N 60°15'E line": (57.0, 14.5),
     "Red Sea north of 18°N off Jeddah": (39.0, 21.5),
-    "off Gwadar, east of the Iran-Pakistan border": (62.3, 25.0),
+    "Arabian Sea 60 nm off Pakistan, east of the Iran-Pakistan border": (62.3, 24.0),
+    "Eastern Mediterranean 40 nm off Beirut": (34.7, 34.0),
+    "off Mumbai": (72.7, 18.9),
 }
 
 
@@ -213,6 +220,27 @@ def test_the_edition_is_named_with_its_date():
 
     assert "JWLA-032" in jwc.EDITION and "18 December 2023" in jwc.EDITION
     assert jwc.EDITION_DATE == "2023-12-18"
+    # The 3 March 2026 revision is known only from reports (no coordinates): named as not applied.
+    date, summary = jwc.LATER_REVISION_NOT_APPLIED
+    assert date > jwc.EDITION_DATE and "not published" in summary
+
+
+def test_the_named_countries_of_the_circular_are_all_listed_for_port_calls():
+    from voyages.layers import jwc
+
+    # JWLA-032's named countries with coasts a route can call at (Guyana, offshore only, is not modelled).
+    assert {"UA", "YE", "ER", "IL", "LB", "SO", "IR", "LY", "SY", "SD", "PK", "VE", "NG", "BJ", "TG"} <= set(
+        jwc.FULLY_LISTED_COUNTRIES
+    )
+
+
+def test_a_call_at_karachi_or_beirut_floors_at_the_named_country_port_call(layers):
+    from_karachi = route([(66.98, 24.8), (66.0, 23.5), (63.0, 22.0)], "PK", "OM")
+    to_beirut = route([(33.0, 34.6), (34.5, 34.2), (35.5, 33.9)], "CY", "LB")
+    for call in (from_karachi, to_beirut):
+        result = assess_route_risk(call, as_of=datetime(2026, 3, 1, tzinfo=UTC), layers=layers, forecast=None)
+        assert result.score_floor["basis"] == "named_country_port_call"
+        assert result.score >= 70
 
 
 def test_a_black_sea_crossing_south_of_44n_counts_its_share_in_the_listed_area(layers):

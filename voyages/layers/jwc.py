@@ -1,13 +1,19 @@
 """JWC Listed Areas, written by this project as facts from the Joint War Committee circular.
 
 Edition: JWLA-032 (Joint War Committee, Hull War, Piracy, Terrorism and Related Perils Listed
-Areas, 18 December 2023), the circular in force when this was written, with JWLA-031 (Sudan)
+Areas, 18 December 2023), the latest circular whose text we could read, with JWLA-031 (Sudan)
 which it keeps. The coordinates below are the circular's published boundary points (degrees
 and decimal minutes, as printed); only the closing legs over land, which enclose no sea, are
 ours. Where the circular bounds an area by a coast or "the Red Sea south of 18°N", the ring
-closes inland. The JWC announced a further revision on 3 March 2026 (waters of Bahrain,
-Djibouti, Kuwait, Oman and Qatar added, the Red Sea area and the Pakistan coast extended);
-its boundary coordinates were not available to us, so it is NOT written here.
+closes inland.
+
+Later revision, NOT written here (checked 2026-11-23): the JWC met on 2 March 2026 and issued a
+revised list on 3 March 2026 "in light of recent events" (the US-Israeli strikes on Iran),
+adding the waters of Bahrain, Djibouti, Kuwait, Oman and Qatar and, as reported, extending the
+Red Sea area, the Pakistan coast and the Somali area (Reuters via Zawya, Maritime Professional
+and Devdiscourse, 3 March 2026; Middle East Insurance Review). Neither its circular number nor
+its boundary coordinates were published in any source we found, so no area of it is drawn: the
+layer below is still JWLA-032 and understates listed waters in the Gulf and off Djibouti.
 
 What is the circular's and what is ours:
 - Defined waters with coordinates (Black Sea and Sea of Azov; Indian Ocean, Gulf of Aden and
@@ -21,8 +27,12 @@ What is the circular's and what is ours:
 - Cabo Delgado is "the territorial sea of Mozambique and Tanzania" between two published lines;
   its seaward edge (12 nm off the coast) between them is drawn by us.
 - Named countries ("coastal waters up to 12 nautical miles offshore"): the circular gives no
-  coordinates; the bands for Israel, Syria, Libya, Sudan and Venezuela are drawn by us along
-  those coasts. Guyana is listed only for calls at offshore installations beyond its
+  coordinates; the bands for Israel, Lebanon, Syria, Libya, Sudan, Pakistan and Venezuela are
+  drawn by us along those coasts (Lebanon and Pakistan are named in JWLA-032's Middle East and
+  Asia lists). Iraq, the UAE, Oman's Musandam and Saudi Arabia's Gulf
+  coast lie inside the Gulf area; Yemen and Eritrea inside the Indian Ocean area. Saudi
+  Arabia's Red Sea coast is listed for calls only ("excluding transits"), which this layer
+  does not model. Guyana is listed only for calls at offshore installations beyond its
   territorial sea, which a route does not tell us, so it is not modelled; inland waters
   (Ukrainian and Belarusian rivers) are not routed and not modelled.
 - risk_level and active_hostility are this project's grading, not the JWC's (the circular
@@ -39,6 +49,12 @@ from shapely.geometry.base import BaseGeometry
 
 EDITION = "JWLA-032 of 18 December 2023 (with JWLA-031), published boundary coordinates"
 EDITION_DATE = "2023-12-18"
+# The revision the JWC issued after EDITION, known only from reports: not applied (see above).
+LATER_REVISION_NOT_APPLIED = (
+    "2026-03-03",
+    "waters of Bahrain, Djibouti, Kuwait, Oman and Qatar added; Red Sea, Pakistan and Somali areas extended; "
+    "boundary coordinates not published in any source found",
+)
 
 
 @dataclass(frozen=True)
@@ -269,6 +285,44 @@ LISTED_AREAS: tuple[ListedArea, ...] = (
                 (20.0, 30.2),
                 (15.0, 31.9),
                 (11.5, 32.9),
+            ]
+        ),
+    ),
+    _area(
+        "jwla-lebanon",
+        "Lebanon: waters within 12 nm",
+        "high",
+        False,
+        ("LB",),
+        # ours: from the Israeli band's northern edge (33°09'N) to the Syrian band (34°36'N)
+        _ring([(34.95, 33.15), (35.2, 33.9), (35.45, 34.6), (35.95, 34.6), (35.65, 33.9), (35.35, 33.15)]),
+    ),
+    _area(
+        "jwla-pakistan",
+        "Pakistan: waters within 12 nm",
+        "high",
+        False,
+        ("PK",),
+        # ours: from just east of the Iran-Pakistan border in Gwadar Bay to Sir Creek
+        _ring(
+            [
+                (61.7, 24.85),
+                (62.3, 24.9),
+                (63.5, 25.05),
+                (64.6, 25.0),
+                (66.5, 24.95),
+                (66.85, 24.6),
+                (67.3, 24.5),
+                (67.8, 23.9),
+                (68.2, 23.4),
+                (68.2, 23.9),
+                (67.5, 24.9),
+                (67.0, 25.0),
+                (66.6, 25.5),
+                (64.6, 25.4),
+                (63.5, 25.45),
+                (62.3, 25.35),
+                (61.7, 25.3),
             ]
         ),
     ),
