@@ -3,7 +3,8 @@
 - The operator console (/admin/backoffice/operatoraction/console/): pause and resume the keyed API
   and the keyless lane with the Retry-After to send, look up any record by id, see source freshness
   and queue a refresh. Every change goes through backoffice.services, which audits it.
-- Screenings, assessments and batches: read-only, found by exact id, the stored document shown.
+- Screenings, assessments, batches, cargo screenings, fleets, vessel and corridor monitors and exports:
+  read-only, found by exact id, the stored document (or the document as GET answers it) shown.
 - The access log: read-only, newest first by primary key (a ULID), no full count.
 - Account and key actions live in accounts/admin.py and call the same services.
 
@@ -37,12 +38,17 @@ class SwitchForm(forms.Form):
 
 
 class LookupForm(forms.Form):
-    record_id = forms.CharField(max_length=64, label="Id (scr_…, vas_…, sbt_…, vab_…, key_…, acc_…)")
+    record_id = forms.CharField(
+        max_length=64, label="Id (scr_…, vas_…, sbt_…, vab_…, cgs_…, flt_…, vmo_…, cmo_…, exp_…, key_…, acc_…)"
+    )
 
 
 def _lookup_models() -> dict[str, type]:
     from accounts.models import Account, ApiKey
-    from screening.models import Screening, ScreeningBatch
+    from cargo.models import CargoScreening
+    from exports.models import Export
+    from monitoring.models import CorridorMonitor, VesselMonitor
+    from screening.models import Fleet, Screening, ScreeningBatch
     from voyages.models import VoyageAssessment, VoyageBatch
 
     return {
@@ -50,6 +56,11 @@ def _lookup_models() -> dict[str, type]:
         "sbt": ScreeningBatch,
         "vas": VoyageAssessment,
         "vab": VoyageBatch,
+        "cgs": CargoScreening,
+        "flt": Fleet,
+        "vmo": VesselMonitor,
+        "cmo": CorridorMonitor,
+        "exp": Export,
         "key": ApiKey,
         "acc": Account,
     }
@@ -184,6 +195,70 @@ class DocumentAdmin(ReadOnlyAdmin):
         return pretty_json(obj.document)
 
 
+class AnsweredDocumentAdmin(DocumentAdmin):
+    """A resource whose document is composed on read: shown as its GET answers it (`render`)."""
+
+    render: staticmethod
+
+    @admin.display(description="document (as GET answers it)")
+    def document(self, obj) -> str:  # type: ignore[no-untyped-def]
+        return pretty_json(type(self).render(obj))
+
+
+def _register_second_half_lookups() -> None:
+    from cargo import selectors as cargo_selectors
+    from cargo.models import CargoScreening
+    from exports import selectors as export_selectors
+    from exports.models import Export
+    from monitoring import corridor_selectors, vessel_selectors
+    from monitoring.models import CorridorMonitor, VesselMonitor
+    from screening import fleet_selectors
+    from screening.models import Fleet
+
+    @admin.register(CargoScreening)
+    class CargoScreeningAdmin(DocumentAdmin):
+        list_display = ("id", "account", "environment", "status", "hs_code", "vessel_imo", "screened_at")
+        fields = (
+            "id", "account", "environment", "status", "hs_code", "origin_country", "destination_country",
+            "vessel_imo", "unit_charged", "screened_at", "cargo_document",
+        )  # fmt: skip
+        readonly_fields = fields
+
+        @admin.display(description="stored document")
+        def cargo_document(self, obj: CargoScreening) -> str:
+            return pretty_json(cargo_selectors.stored_document(obj))
+
+    @admin.register(Fleet)
+    class FleetAdmin(AnsweredDocumentAdmin):
+        render = staticmethod(fleet_selectors.fleet_document)
+        list_display = ("id", "account", "environment", "name", "hull_count", "updated_at")
+        fields = ("id", "account", "environment", "name", "hull_count", "created_at", "updated_at", "document")
+        readonly_fields = fields
+
+    @admin.register(VesselMonitor)
+    class VesselMonitorAdmin(AnsweredDocumentAdmin):
+        render = staticmethod(vessel_selectors.monitor_document)
+        list_display = ("id", "account", "environment", "imo", "mode", "status", "last_run_at", "next_run_at")
+        list_filter = ("environment", "status", "mode")
+        fields = ("id", "account", "environment", "imo", "mode", "status", "run_count", "created_at", "document")
+        readonly_fields = fields
+
+    @admin.register(CorridorMonitor)
+    class CorridorMonitorAdmin(AnsweredDocumentAdmin):
+        render = staticmethod(corridor_selectors.monitor_document)
+        list_display = ("id", "account", "environment", "created_at")
+        fields = ("id", "account", "environment", "created_at", "document")
+        readonly_fields = fields
+
+    @admin.register(Export)
+    class ExportAdmin(AnsweredDocumentAdmin):
+        render = staticmethod(export_selectors.export_document)
+        list_display = ("id", "account", "environment", "resource", "format", "status", "row_count", "created_at")
+        list_filter = ("environment", "status", "resource")
+        fields = ("id", "account", "environment", "resource", "format", "status", "created_at", "document")
+        readonly_fields = fields
+
+
 def _register_lookups() -> None:
     from screening import batches as screening_batches
     from screening.models import Screening, ScreeningBatch, SourceSnapshot
@@ -231,6 +306,8 @@ def _register_lookups() -> None:
         @admin.display(description="document (as GET answers it)")
         def document(self, obj) -> str:  # type: ignore[no-untyped-def]
             return pretty_json(voyage_selectors.batch_document(obj))
+
+    _register_second_half_lookups()
 
     @admin.register(SourceSnapshot)
     class SourceSnapshotAdmin(ReadOnlyAdmin):

@@ -230,3 +230,39 @@ def test_list_pages_render_without_a_full_count(client, operator, issue_key, key
 
     assert CappedCountPaginator(list(range(COUNT_CAP * 2)), 50).count == COUNT_CAP * 2  # plain lists: exact
     assert CappedCountPaginator(ApiKey.objects.all(), 50).count == 1
+
+
+def _second_half_records(account: Account) -> list:
+    """One record of each resource the second half added, as the services would leave them."""
+    from django.utils import timezone
+
+    from cargo.models import CargoScreening
+    from exports.models import Export
+    from monitoring.models import CorridorMonitor, VesselMonitor
+    from screening.models import Fleet
+
+    owned = {"account": account, "environment": "live"}
+    cargo_document = {"id": "cgs_01TESTCARGO", "status": "GREEN", "hs_code": "270900"}
+    return [
+        VesselMonitor.objects.create(imo="9300776", **owned),
+        CorridorMonitor.objects.create(request={"route": {"origin": "NLRTM", "destination": "SGSIN"}}, **owned),
+        Fleet.objects.create(name="Tankers north", **owned),
+        Export.objects.create(resource="screenings", format="csv", scope="screenings:read", **owned),
+        CargoScreening.objects.create(
+            id="cgs_01TESTCARGO", status="GREEN", hs_code="270900", origin_country="NO", destination_country="NL",
+            document=json.dumps(cargo_document).encode(), screened_at=timezone.now(), **owned,
+        ),
+    ]  # fmt: skip
+
+
+def test_lookup_by_id_opens_monitors_fleets_exports_and_cargo_screenings_read_only(client, operator):
+    account = Account.objects.create(email="owner2@shipping.example")
+    for record in _second_half_records(account):
+        found = client.get(CONSOLE, {"record_id": record.pk})
+        assert found.status_code == 302, record.pk
+        page = client.get(found["Location"])
+        assert page.status_code == 200, record.pk
+        assert f"&quot;id&quot;: &quot;{record.pk}&quot;" in page.content.decode(), record.pk
+        assert client.post(found["Location"], {}).status_code == 403
+        listing = client.get(found["Location"].rsplit("/", 3)[0] + "/")
+        assert listing.status_code == 200 and record.pk in listing.content.decode()
