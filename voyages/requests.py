@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from voyages.carbon import CO2_FACTORS
 from voyages.passages import PASSAGES
 from voyages.ports import Port, get_catalogue
 
@@ -33,6 +34,16 @@ VESSEL_TYPES = (
     "cruise_passenger",
 )
 LOAD_CONDITIONS = ("laden", "ballast")
+MAX_CUSTOMER_REFERENCE = 200
+# route.<name>: the accepted range (inclusive), published in the OpenAPI document as given here.
+NUMBER_RANGES: dict[str, tuple[float, float]] = {
+    "speed_knots": (1, 40),
+    "dwt_tonnes": (100, 600_000),
+    "fuel_consumption_tonnes_per_day": (0.1, 500),
+    "bunker_price_usd_per_tonne": (0, 10_000),
+}
+# The fuels whose CO2 factor the carbon block carries, in capitals or in lower case ("methanol").
+FUEL_TYPES = tuple(fuel for name in CO2_FACTORS for fuel in (name, name.lower()))
 
 
 @dataclass
@@ -78,9 +89,10 @@ def _locode(value: Any, name: str, violations: list[dict]) -> Port | None:
     return port
 
 
-def _number(route: dict, key: str, violations: list[dict], *, minimum: float, maximum: float) -> float | None:
+def _number(route: dict, key: str, violations: list[dict]) -> float | None:
     if key not in route or route[key] is None:
         return None
+    minimum, maximum = NUMBER_RANGES[key]
     value = route[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         violations.append({"field": f"route.{key}", "message": f"route.{key} must be a number; correct it and resend."})
@@ -189,11 +201,12 @@ def parse_route_request(body: Any, violations: list[dict], prefix: str = "") -> 
         )
         route = {}
     reference = body.get("customer_reference")
-    if reference is not None and (not isinstance(reference, str) or len(reference) > 200):
+    if reference is not None and (not isinstance(reference, str) or len(reference) > MAX_CUSTOMER_REFERENCE):
         local.append(
             {
                 "field": "customer_reference",
-                "message": "customer_reference must be a string of at most 200 characters; correct it and resend.",
+                "message": f"customer_reference must be a string of at most {MAX_CUSTOMER_REFERENCE} characters; "
+                "correct it and resend.",
             }
         )
     origin = _locode(route.get("origin"), "route.origin", local) if route else None
@@ -212,20 +225,14 @@ def parse_route_request(body: Any, violations: list[dict], prefix: str = "") -> 
         via=_via(route.get("via"), local),
         vessel_type=_choice(route, "vessel_type", VESSEL_TYPES, local),
         load_condition=_choice(route, "load_condition", LOAD_CONDITIONS, local),
-        speed_knots=_number(route, "speed_knots", local, minimum=1, maximum=40),
-        dwt_tonnes=_number(route, "dwt_tonnes", local, minimum=100, maximum=600_000),
-        fuel_type=route.get("fuel_type") if isinstance(route.get("fuel_type"), str) else None,
-        fuel_consumption_tonnes_per_day=_number(
-            route, "fuel_consumption_tonnes_per_day", local, minimum=0.1, maximum=500
-        ),
-        bunker_price_usd_per_tonne=_number(route, "bunker_price_usd_per_tonne", local, minimum=0, maximum=10_000),
+        speed_knots=_number(route, "speed_knots", local),
+        dwt_tonnes=_number(route, "dwt_tonnes", local),
+        fuel_type=_choice(route, "fuel_type", FUEL_TYPES, local),
+        fuel_consumption_tonnes_per_day=_number(route, "fuel_consumption_tonnes_per_day", local),
+        bunker_price_usd_per_tonne=_number(route, "bunker_price_usd_per_tonne", local),
         customer_reference=reference if isinstance(reference, str) else None,
         closed_passages=_closures(route, local),
     )
-    if "fuel_type" in route and route["fuel_type"] is not None and not isinstance(route["fuel_type"], str):
-        local.append(
-            {"field": "route.fuel_type", "message": "route.fuel_type must be a string; correct it and resend."}
-        )
     if prefix:
         for violation in local:
             violation["field"] = f"{prefix}.{violation['field']}"

@@ -16,7 +16,7 @@ from cargo import export_controls
 from cargo.screening import MAX_PARTIES, PARTS, PARTY_ROLES, CargoRequest, PartyInput, VesselInput
 from cargo.screening import folded_party_name as _folded_party_name
 from config.api.fields import StrictStringField
-from screening.api.schema import MatchSchema, SourceRowSchema
+from screening.api.schema import ImoInputField, MatchSchema, SourceRowSchema
 from screening.imo import ImoInputError, parse_screening_imo
 from screening.verdict import Verdict
 from voyages.ports import Port, get_catalogue
@@ -152,7 +152,7 @@ class PartyInputSchema(serializers.Serializer):
 
 
 class VesselInputSchema(serializers.Serializer):
-    imo = StrictStringField(
+    imo = ImoInputField(
         max_length=64,
         trim_whitespace=False,
         help_text="7 digits, also as IMO<imo> or 'IMO <imo>' (the appended-digit correction does not apply). "

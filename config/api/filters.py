@@ -10,15 +10,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from drf_spectacular.drainage import set_override
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from config.api.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, decode_cursor, parse_limit
+from config.api.pagination import CURSOR_PATTERN, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, decode_cursor, parse_limit
 from config.api.timefmt import parse_rfc3339, rfc3339
 
 
-@extend_schema_field({"type": "integer", "minimum": 1})
 class QueryLimitField(serializers.Field):
     """?limit=: an integer from 1 to the list's maximum (default 50, maximum 200)."""
 
@@ -27,6 +27,8 @@ class QueryLimitField(serializers.Field):
         kwargs.setdefault("required", False)
         kwargs.setdefault("help_text", f"1–{maximum}, default {default_size}")
         super().__init__(**kwargs)
+        # Per list, so the published range is the one parse_limit enforces for this list.
+        set_override(self, "field", {"type": "integer", "minimum": 1, "maximum": maximum, "default": default_size})
 
     def get_default(self) -> int:
         return self.default_size
@@ -38,12 +40,16 @@ class QueryLimitField(serializers.Field):
         return int(value)
 
 
+@extend_schema_field({"type": "string", "pattern": CURSOR_PATTERN})
 class QueryCursorField(serializers.CharField):
-    """?cursor=: the next_cursor of the previous page, decoded to the last key seen."""
+    """?cursor=: the next_cursor of the previous page, decoded to the last key seen.
+
+    Only a cursor this API issued is accepted: one of the published shape that the API did not
+    issue (it does not decode to a key) is 422 validation_failed on `cursor`."""
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("required", False)
-        kwargs.setdefault("help_text", "next_cursor of the previous page")
+        kwargs.setdefault("help_text", "next_cursor of the previous page (only a cursor this API issued)")
         super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> str:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
+
+from config.api.fields import StrictStringField
+from metering.idempotency import MAX_KEY_LENGTH
 
 ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
 
@@ -57,10 +60,17 @@ IDEMPOTENCY_KEY = OpenApiParameter(
     str,
     OpenApiParameter.HEADER,
     required=True,
-    description="Any string up to 255 characters, unique per distinct request; a retry under it replays.",
+    description=f"Any string of 1 to {MAX_KEY_LENGTH} characters, not all blank, unique per distinct request; "
+    "a retry under it replays.",
 )
 
-# The keyless lane's error body: the envelope plus how to use the lane and an example.
+# What metering.idempotency accepts as a key: 1 to 255 characters, at least one not blank (a blank or
+# over-long key is 400 invalid_idempotency_key). Set on every Idempotency-Key parameter by the hook.
+IDEMPOTENCY_KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH, "pattern": r"\S"}
+
+# The keyless lane's error body: the envelope plus how to use the lane and an example. usage and
+# example are absent when the request is refused before the keyless lane reads it (a body or query
+# the shared middleware refuses answers in the plain envelope).
 KEYLESS_ERROR = inline_serializer(
     name="KeylessError",
     fields={
@@ -68,8 +78,8 @@ KEYLESS_ERROR = inline_serializer(
         "message": serializers.CharField(),
         "request_id": serializers.CharField(),
         "field_violations": serializers.ListField(child=serializers.DictField(), required=False),
-        "usage": serializers.DictField(),
-        "example": serializers.DictField(),
+        "usage": serializers.DictField(required=False),
+        "example": serializers.DictField(required=False),
     },
 )
 
@@ -182,13 +192,19 @@ def add_shared_components(result: dict[str, Any], generator: Any, request: Any, 
     """drf-spectacular post-processing hook."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas["ErrorEnvelope"] = _envelope_schema()
+    schemas[STORABLE_JSON] = _storable_json_schema()
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if isinstance(operation, dict) and "requestBody" in operation:
+                for media in operation["requestBody"].get("content", {}).values():
+                    refuse_unstorable_text(media.get("schema", {}), schemas, set())
     schemas.pop("ErrorEnvelopeRef", None)
     make_records_optional_on_retrieval(schemas)
     for schema in schemas.values():
         properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
         for name in DEPRECATED_PROPERTIES & set(properties):
             properties[name]["deprecated"] = True
-    for operations in result.get("paths", {}).values():
+    for path, operations in result.get("paths", {}).items():
         for method, operation in operations.items():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
@@ -203,6 +219,8 @@ def add_shared_components(result: dict[str, Any], generator: Any, request: Any, 
                 common += [402]
             if any(p.get("in") == "query" for p in operation.get("parameters", [])):
                 common += [422]
+            for parameter in operation.get("parameters", []):
+                describe_parameter(path, parameter)
             for status in common:
                 responses.setdefault(str(status), {"description": ERROR_DESCRIPTIONS[status]})
             for status, response in responses.items():
@@ -211,6 +229,20 @@ def add_shared_components(result: dict[str, Any], generator: Any, request: Any, 
                         response["content"] = _error_content()
                     response.setdefault("description", ERROR_DESCRIPTIONS.get(int(status), "Error"))
     return result
+
+
+# Operations whose query parameters are not read by config.api.filters.read_filters (which treats
+# `?name=` with an empty value as absent): each reads its own and refuses an empty value.
+OWN_QUERY_READERS = frozenset({"/api/v1/ports"})
+
+
+def describe_parameter(path: str, parameter: dict[str, Any]) -> None:
+    """What the server accepts for a parameter that drf-spectacular cannot tell from the view."""
+    if parameter.get("in") == "header" and parameter.get("name") == "Idempotency-Key":
+        parameter["schema"] = dict(IDEMPOTENCY_KEY_SCHEMA)
+    elif parameter.get("in") == "query" and not parameter.get("required") and path not in OWN_QUERY_READERS:
+        # read_filters ignores an empty value, so `?status=` lists as if no status were sent.
+        parameter["allowEmptyValue"] = True
 
 
 def _is_envelope_ref(response: dict[str, Any]) -> bool:
@@ -230,3 +262,102 @@ class _ClosedSerializerExtension(OpenApiSerializerExtension):
         schema = auto_schema._map_basic_serializer(self.target, direction)
         schema["additionalProperties"] = False
         return schema
+
+
+class _StrictStringFieldExtension(OpenApiSerializerFieldExtension):
+    """StrictStringField refuses control characters: the published string says so in its pattern."""
+
+    target_class = StrictStringField
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict:
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        _STRICT_SUBCLASS_PATTERNS.add(self.target.published_pattern)
+        _add_pattern(schema, self.target.published_pattern)
+        return schema
+
+
+# Unicode category Cc (what StrictStringField refuses): C0 controls, DEL and C1 controls.
+NO_CONTROL_CHARACTERS = StrictStringField.published_pattern
+# config.api.parsers refuses U+0000 anywhere in a body, in any string and any member name, known
+# field or not (PostgreSQL text and jsonb cannot hold it): 422 validation_failed naming the field.
+NO_NUL = "^[^\\x00]*$"
+STORABLE_JSON = "StorableJson"
+_STORABLE_REF = {"$ref": f"#/components/schemas/{STORABLE_JSON}"}
+
+
+def _storable_json_schema() -> dict[str, Any]:
+    return {
+        "description": "Any JSON value without U+0000 in its strings or member names.",
+        "anyOf": [
+            {"type": "string", "pattern": NO_NUL},
+            {"type": ["number", "boolean", "null"]},
+            {"type": "array", "items": dict(_STORABLE_REF)},
+            {"type": "object", "propertyNames": {"pattern": NO_NUL}, "additionalProperties": dict(_STORABLE_REF)},
+        ],
+    }
+
+
+def _add_pattern(schema: dict[str, Any], pattern: str) -> None:
+    if "pattern" not in schema:
+        schema["pattern"] = pattern
+    elif schema["pattern"] != pattern and not _excludes_control_characters(schema["pattern"]):
+        schema.setdefault("allOf", []).append({"pattern": pattern})
+
+
+def _excludes_control_characters(pattern: str) -> bool:
+    """Patterns published for StrictStringField and its subclasses refuse U+0000 already."""
+    return pattern == NO_CONTROL_CHARACTERS or pattern in _STRICT_SUBCLASS_PATTERNS
+
+
+_STRICT_SUBCLASS_PATTERNS: set[str] = set()
+
+
+def _types(schema: dict[str, Any]) -> set[str]:
+    declared = schema.get("type")
+    return set(declared) if isinstance(declared, list) else {declared} if declared else set()
+
+
+_COMBINATORS = ("oneOf", "anyOf", "allOf", "prefixItems")
+
+
+def refuse_unstorable_text(schema: Any, schemas: dict[str, Any], seen: set[str]) -> None:
+    """Publish the parser's rule on a request body schema: no U+0000 in any string or member name.
+
+    Declared strings get a pattern, objects a propertyNames pattern and, where they take members
+    they do not list (the server ignores unknown fields), members of StorableJson; a schema that
+    allows any value becomes StorableJson. Request components are separate from response ones
+    (COMPONENT_SPLIT_REQUEST), so responses are untouched.
+    """
+    if not isinstance(schema, dict):
+        return
+    ref = schema.get("$ref", "")
+    if ref.startswith("#/components/schemas/"):
+        name = ref.rsplit("/", 1)[-1]
+        if name not in seen and name != STORABLE_JSON:
+            seen.add(name)
+            refuse_unstorable_text(schemas.get(name), schemas, seen)
+        return
+    types = _types(schema)
+    shaped = types or any(
+        key in schema for key in (*_COMBINATORS, "enum", "const", "properties", "items", "pattern", "not")
+    )
+    if not shaped:
+        schema["allOf"] = [*schema.get("allOf", []), dict(_STORABLE_REF)]
+        return
+    if "string" in types and "enum" not in schema and "const" not in schema:
+        _add_pattern(schema, NO_NUL)
+    if "object" in types or "properties" in schema:
+        schema["propertyNames"] = {"pattern": NO_NUL}
+        extra = schema.get("additionalProperties", True)
+        if extra is True:
+            schema["additionalProperties"] = dict(_STORABLE_REF)
+        else:
+            refuse_unstorable_text(extra, schemas, seen)
+        for member in schema.get("properties", {}).values():
+            refuse_unstorable_text(member, schemas, seen)
+    if "items" in schema:
+        refuse_unstorable_text(schema["items"], schemas, seen)
+    for combinator in _COMBINATORS:
+        for option in schema.get(combinator, []):
+            refuse_unstorable_text(option, schemas, seen)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,9 @@ from config.api.errors import FieldViolation
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
+# What encode_cursor writes: unpadded URL-safe base64. Published as the ?cursor= pattern.
+CURSOR_PATTERN = r"^[A-Za-z0-9_-]+$"
+_CURSOR_SHAPE = re.compile(CURSOR_PATTERN)
 
 
 def parse_limit(raw: str | None, *, default: int = DEFAULT_PAGE_SIZE, maximum: int = MAX_PAGE_SIZE) -> int:
@@ -33,6 +37,8 @@ def encode_cursor(last_key: str) -> str:
 
 def decode_cursor(cursor: str) -> str:
     try:
+        if not _CURSOR_SHAPE.fullmatch(cursor):
+            raise ValueError(cursor)  # b64decode would also take "+", "/" and padding, which we never issue
         padded = cursor + "=" * (-len(cursor) % 4)
         decoded = base64.b64decode(padded.encode(), altchars=b"-_", validate=True).decode("ascii")
         if not decoded or not decoded.isprintable():

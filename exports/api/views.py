@@ -10,7 +10,7 @@ from rest_framework import serializers
 from accounts.api.base import KeyedAPIView
 from config.api.errors import ApiError
 from config.api.filters import read_filters
-from config.api.openapi import DeletedSchema, creating_operation
+from config.api.openapi import DeletedSchema, creating_operation, error_response
 from config.api.responses import json_bytes_response, to_json_bytes
 from exports import resources, selectors, services
 from exports.models import Export
@@ -113,6 +113,8 @@ class ExportDownloadView(KeyedAPIView):
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="The CSV file"),
             (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.STR, description="The JSON Lines file"),
+            409: error_response(409, "export_not_ready: the export is not completed yet; poll GET /exports/{id}."),
+            410: error_response(410, "export_expired: the file was removed after its retention; export again."),
         },
     )
     def get(self, request, export_id: str):  # type: ignore[no-untyped-def]

@@ -15,6 +15,7 @@ from monitoring import vessel_selectors as selectors
 from monitoring import vessel_services as services
 from monitoring.models import RunStatus, VesselMonitor, VesselMonitorRun
 from monitoring.vessel_selectors import RunFilter, VesselMonitorFilter
+from screening.api.schema import ImoInputField
 from screening.verdict import Verdict
 
 SCOPE = "vessel:monitor"
@@ -23,7 +24,7 @@ GRADES = ["A", "B", "C", "D", "E"]
 
 
 class MonitorInput(serializers.Serializer):
-    imo = StrictStringField(max_length=40, help_text="The hull's IMO number (7 digits; the check digit must hold)")
+    imo = ImoInputField(max_length=40, help_text="The hull's IMO number (7 digits; the check digit must hold)")
     vessel_name = StrictStringField(required=False, max_length=200, allow_blank=True)
     customer_reference = StrictStringField(required=False, max_length=200, allow_blank=True)
     mode = serializers.ChoiceField(

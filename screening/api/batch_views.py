@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
 
 from accounts.api.base import KeyedAPIView
@@ -12,13 +12,13 @@ from config.api.responses import json_bytes_response, to_json_bytes
 from jobs.models import Job, JobItem
 from metering.idempotency import claim_of, idempotent
 from screening import batches
-from screening.api.schema import ScreeningRecordSchema
+from screening.api.schema import ImoTextField, ScreeningRecordSchema
 
 SCOPE = "vessel:screen"
 
 
 class ScreeningBatchItemInput(serializers.Serializer):
-    imo = serializers.CharField(help_text="The hull's IMO number, as POST /api/v1/screenings takes it")
+    imo = ImoTextField(help_text="The hull's IMO number, as POST /api/v1/screenings takes it")
     vessel_name = serializers.CharField(
         required=False, max_length=200, help_text="Used only when the service's own sources hold no name"
     )
@@ -27,14 +27,27 @@ class ScreeningBatchItemInput(serializers.Serializer):
     )
 
 
+@extend_schema_field(
+    {
+        "description": "A hull {imo, vessel_name?, customer_reference?}, each field as POST /api/v1/screenings "
+        "takes it. Any value is accepted here: each item is judged on its own, an invalid one rejected with its "
+        "violation in the batch's items."
+    }
+)
+class _JudgedHull(serializers.JSONField):
+    pass
+
+
 class ScreeningBatchRequestSchema(serializers.Serializer):
-    items = ScreeningBatchItemInput(
-        many=True,
+    items = serializers.ListField(
+        child=_JudgedHull(),
+        min_length=1,
+        max_length=batches.MAX_HULLS,
         help_text=f"1 to {batches.MAX_HULLS} hulls. An invalid hull is rejected with its violation and the "
-        "others run; when none is valid the batch is 422 and nothing is reserved.",
+        "others run; when none is valid the batch is 422 (naming each item's violations) and nothing is reserved.",
     )
     include_vetting = serializers.BooleanField(required=False, default=True, help_text="Applies to every hull")
-    customer_reference = serializers.CharField(required=False, max_length=200)
+    customer_reference = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=200)
 
 
 class ScreeningBatchProgressSchema(serializers.Serializer):

@@ -12,6 +12,7 @@ from config.api.responses import json_bytes_response, to_json_bytes
 from metering.idempotency import claim_of, idempotent
 from screening import fleet_selectors as selectors
 from screening import fleet_services as services
+from screening.api.schema import ImoTextField
 from screening.fleet_selectors import ChangesFilter, ExposureFilter, FleetFilter
 from screening.verdict import Verdict
 
@@ -25,7 +26,7 @@ IMO_LIST_HELP = (
 class FleetCreateInput(serializers.Serializer):
     name = serializers.CharField(max_length=services.MAX_NAME_LENGTH)
     imos = serializers.ListField(
-        child=serializers.CharField(),
+        child=ImoTextField(),
         required=False,
         max_length=services.FLEET_MAX_HULLS,
         help_text=f"Up to {services.FLEET_MAX_HULLS:,} hulls. {IMO_LIST_HELP}",
@@ -35,15 +36,15 @@ class FleetCreateInput(serializers.Serializer):
 class FleetUpdateInput(serializers.Serializer):
     name = serializers.CharField(required=False, max_length=services.MAX_NAME_LENGTH)
     imos = serializers.ListField(
-        child=serializers.CharField(),
+        child=ImoTextField(),
         required=False,
         help_text="Replaces the whole list (not with add_imos or remove_imos). " + IMO_LIST_HELP,
     )
     add_imos = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text="Hulls to add (a member already: no change)"
+        child=ImoTextField(), required=False, help_text="Hulls to add (a member already: no change)"
     )
     remove_imos = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text="Hulls to remove (not a member: no change)"
+        child=ImoTextField(), required=False, help_text="Hulls to remove (not a member: no change)"
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
 from accounts.api.base import KeylessAPIView
@@ -67,11 +67,25 @@ _CHECK = inline_serializer(
 )
 
 
+# Exactly one run of seven ASCII digits, any other digit runs shorter or longer (parse_keyless_imo):
+# "9074729", "IMO9074729", "IMO 9074729 (ex 12)". Anything else is 400 invalid_imo.
+_OTHER_DIGIT_RUN = "(?:[0-9]{1,6}|[0-9]{8,})"
+KEYLESS_IMO_PATTERN = f"^[^0-9]*(?:{_OTHER_DIGIT_RUN}[^0-9]+)*[0-9]{{7}}(?:[^0-9]+{_OTHER_DIGIT_RUN})*[^0-9]*$"
+
+
 class VesselCheckView(KeylessAPIView):
     @extend_schema(
         operation_id="check_vessel",
         summary="Keyless vessel check by IMO (100 per hour per address)",
         auth=[],
+        parameters=[
+            OpenApiParameter(
+                "imo",
+                {"type": "string", "pattern": KEYLESS_IMO_PATTERN},
+                OpenApiParameter.PATH,
+                description="A value holding exactly one 7-digit number, e.g. 9074729 or IMO9074729",
+            )
+        ],
         responses={
             200: _CHECK,
             400: OpenApiResponse(

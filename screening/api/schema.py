@@ -2,11 +2,33 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from config.api.fields import StrictStringField
 from screening.notices import CODES as NOTICE_CODES
 from screening.verdict import Verdict
 from screening.vetting import NOMINAL_WEIGHTS
+
+# The IMO input rules of contract 4.3 (screening.imo.parse_screening_imo): seven ASCII digits, also as
+# IMO<imo> or 'IMO <imo>' (any case), blanks around it ignored. What a pattern cannot say is judged by
+# the server: the check digit (refused where the operation says so) and the per-account appended-digit
+# correction (an 8-digit value some accounts may send).
+_BLANK = "[^\\S\\x00-\\x1f\\x7f-\\x9f]"  # whitespace that is not a control character
+IMO_INPUT_PATTERN = f"^{_BLANK}*(?:[Ii][Mm][Oo] ?)?[0-9]{{7}}{_BLANK}*$"
+# The same where the body is read without the control-character rule (any whitespace is trimmed).
+IMO_TEXT_PATTERN = "^\\s*(?:[Ii][Mm][Oo] ?)?[0-9]{7}\\s*$"
+
+
+class ImoInputField(StrictStringField):
+    """An IMO number as POST /api/v1/screenings reads it (control characters refused)."""
+
+    published_pattern = IMO_INPUT_PATTERN
+
+
+@extend_schema_field({"type": "string", "pattern": IMO_TEXT_PATTERN})
+class ImoTextField(serializers.CharField):
+    """An IMO number in a body the service parses itself (documentation of fleets and batches)."""
 
 
 class IdentitySourceSchema(serializers.Serializer):

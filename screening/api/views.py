@@ -12,12 +12,12 @@ from config.api.openapi import creating_operation
 from config.api.responses import json_bytes_response, to_json_bytes
 from metering.idempotency import claim_of, idempotent
 from screening import selectors, services
-from screening.api.schema import ScreeningListSchema, ScreeningRecordSchema
+from screening.api.schema import ImoInputField, ScreeningListSchema, ScreeningRecordSchema
 from screening.selectors import ScreeningFilter
 
 
 class ScreeningInput(serializers.Serializer):
-    imo = StrictStringField(max_length=64, trim_whitespace=False)
+    imo = ImoInputField(max_length=64, trim_whitespace=False)
     vessel_name = StrictStringField(required=False, max_length=200, allow_blank=False)
     customer_reference = StrictStringField(required=False, max_length=200, allow_blank=True)
     include_vetting = StrictBooleanField(required=False, default=True)

@@ -73,3 +73,51 @@ def test_the_deprecated_source_status_map_is_marked(document):
     carriers = [s for s in document["components"]["schemas"].values() if "source_status" in s.get("properties", {})]
     assert carriers
     assert all(s["properties"]["source_status"].get("deprecated") is True for s in carriers)
+
+
+def test_list_limits_publish_the_range_the_server_enforces(document):
+    limit = next(p for p in document["paths"]["/api/v1/screenings"]["get"]["parameters"] if p["name"] == "limit")
+    assert (limit["schema"]["minimum"], limit["schema"]["maximum"], limit["schema"]["default"]) == (1, 200, 50)
+    ports_limit = next(p for p in document["paths"]["/api/v1/ports"]["get"]["parameters"] if p["name"] == "limit")
+    assert ports_limit["schema"]["maximum"] >= 1
+
+
+def test_the_keyless_check_publishes_its_imo_pattern_and_keys_their_bounds(document):
+    import re
+
+    check = document["paths"]["/api/v1/vessels/{imo}/check"]["get"]
+    pattern = next(p for p in check["parameters"] if p["name"] == "imo")["schema"]["pattern"]
+    assert (
+        re.search(pattern, "IMO9074729")
+        and not re.search(pattern, "12345")
+        and not re.search(pattern, "1234567 7654321")
+    )
+    key = next(
+        p for p in document["paths"]["/api/v1/screenings"]["post"]["parameters"] if p["name"] == "Idempotency-Key"
+    )
+    assert (key["schema"]["minLength"], key["schema"]["maxLength"]) == (1, 255)
+
+
+def test_the_fuel_types_are_a_closed_list(document):
+    route = document["components"]["schemas"]["RouteRequestSchemaRequest"]["properties"]["fuel_type"]
+    assert "HFO" in str(route) and "methanol" in str(route)
+
+
+def test_an_unknown_fuel_type_is_a_validation_failure_naming_the_field(client, issue_key):
+    raw = issue_key("test")
+    response = client.post(
+        "/api/v1/voyage-assessments",
+        data={"route": {"origin": "NLRTM", "destination": "SGSIN", "fuel_type": "unobtainium"}},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {raw}",
+        HTTP_IDEMPOTENCY_KEY="fuel-1",
+    )
+    assert response.status_code == 422
+    assert response.json()["code"] == "validation_failed"
+    assert [v["field"] for v in response.json()["field_violations"]] == ["route.fuel_type"]
+
+
+def test_a_non_ascii_digit_limit_on_the_port_lookup_is_a_422_not_a_500(client):
+    response = client.get("/api/v1/ports", {"query": "Rotterdam", "limit": "\u00b2"})
+    assert response.status_code == 422
+    assert response.json()["field_violations"][0]["field"] == "limit"

@@ -31,6 +31,11 @@ _PORT = inline_serializer(
 )
 
 
+MAX_QUERY_LENGTH = 100
+# The query as the view reads it: trimmed of blanks, then 1 to MAX_QUERY_LENGTH characters.
+QUERY_PATTERN = rf"^\s*(\S|\S[\s\S]{{0,{MAX_QUERY_LENGTH - 2}}}\S)\s*$"
+
+
 def _violation(field: str, message: str, request_id: str, ip: str) -> tuple[dict, dict[str, str]]:
     rate = keyless.peek_hourly(ip)
     outcome = keyless.error(422, "validation_failed", message, request_id, rate, rate.headers())
@@ -44,8 +49,19 @@ class PortLookupView(KeylessAPIView):
         summary="Resolve a port name or UN/LOCODE to routable ports (keyless, 100 per hour per address)",
         auth=[],
         parameters=[
-            OpenApiParameter("query", str, required=True, description="A port name (any language form) or UN/LOCODE"),
-            OpenApiParameter("limit", int, required=False, description=f"1 to {MAX_LIMIT}; default {DEFAULT_LIMIT}"),
+            OpenApiParameter(
+                "query",
+                {"type": "string", "pattern": QUERY_PATTERN},
+                required=True,
+                description=f"A port name (any language form) or UN/LOCODE: 1 to {MAX_QUERY_LENGTH} characters "
+                "once leading and trailing blanks are trimmed",
+            ),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT},
+                required=False,
+                description=f"1 to {MAX_LIMIT}; default {DEFAULT_LIMIT}",
+            ),
         ],
         responses={
             200: inline_serializer(name="PortList", fields={"ports": serializers.ListField(child=_PORT)}),
@@ -69,12 +85,14 @@ class PortLookupView(KeylessAPIView):
                 ip,
             )
             return json_bytes_response(body, status=422, headers=headers)
-        if len(query) > 100:
-            body, headers = _violation("query", "query is longer than 100 characters; shorten it", request_id, ip)
+        if len(query) > MAX_QUERY_LENGTH:
+            message = f"query is longer than {MAX_QUERY_LENGTH} characters; shorten it"
+            body, headers = _violation("query", message, request_id, ip)
             return json_bytes_response(body, status=422, headers=headers)
         limit = DEFAULT_LIMIT
         if raw_limit is not None:
-            if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= MAX_LIMIT:
+            # isascii: str.isdigit() also holds for "²", which int() refuses.
+            if not (raw_limit.isascii() and raw_limit.isdigit()) or not 1 <= int(raw_limit) <= MAX_LIMIT:
                 body, headers = _violation(
                     "limit", f"limit must be a whole number from 1 to {MAX_LIMIT}", request_id, ip
                 )

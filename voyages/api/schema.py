@@ -2,40 +2,94 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from jobs.models import Job, JobItem
+from metering.quota import LIVE_MAX_ROUTES, TEST_MAX_ROUTES
 from voyages.passages import PASSAGES
-from voyages.requests import LOAD_CONDITIONS, MAX_VIA, VESSEL_TYPES
+from voyages.requests import (
+    FUEL_TYPES,
+    LOAD_CONDITIONS,
+    MAX_CUSTOMER_REFERENCE,
+    MAX_VIA,
+    NUMBER_RANGES,
+    VESSEL_TYPES,
+)
+
+# The documentation of voyages.requests.parse_route_request, which is what validates: every
+# constraint below is one it enforces. Optional fields may be null, which reads as absent.
+_LOCODE = {"type": "string", "pattern": "^[A-Z]{2}[A-Z2-9]{3}$", "description": "Uppercase 5-character UN/LOCODE"}
+
+
+@extend_schema_field(
+    {
+        "oneOf": [_LOCODE, {"type": "object", "properties": {"locode": _LOCODE}, "required": ["locode"]}],
+        "description": 'Uppercase UN/LOCODE: "NLRTM" or {"locode": "NLRTM"}; names are refused, and a code the '
+        "service does not carry is validation_failed on this field.",
+    }
+)
+class _PortField(serializers.JSONField):
+    pass
+
+
+_LON = {"type": "number", "minimum": -180, "maximum": 180}
+_LAT = {"type": "number", "minimum": -90, "maximum": 90}
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "array", "prefixItems": [_LON, _LAT], "minItems": 2, "maxItems": 2, "description": "[lon, lat]"},
+            {"type": "object", "properties": {"lat": _LAT, "lon": _LON}, "required": ["lat", "lon"]},
+        ]
+    }
+)
+class _ViaPointField(serializers.JSONField):
+    pass
+
+
+def _number(name: str, **kwargs: object) -> serializers.FloatField:
+    minimum, maximum = NUMBER_RANGES[name]
+    return serializers.FloatField(required=False, allow_null=True, min_value=minimum, max_value=maximum, **kwargs)
 
 
 class RouteRequestSchema(serializers.Serializer):
-    origin = serializers.JSONField(help_text='Uppercase UN/LOCODE: "NLRTM" or {"locode": "NLRTM"}; names are refused.')
-    destination = serializers.JSONField(help_text="As origin.")
+    origin = _PortField()
+    destination = _PortField(help_text="As origin; must differ from it.")
     via = serializers.ListField(
-        child=serializers.JSONField(),
+        child=_ViaPointField(),
         required=False,
+        allow_null=True,
         max_length=MAX_VIA,
         help_text="Up to 20 points, each [lon, lat] or {lat, lon}. A point on land is refused (validation_failed on "
         "route.via[i]); at sea it joins the nearest sea-lane node within 150 nm, returned in via_waypoints.",
     )
-    vessel_type = serializers.ChoiceField(choices=VESSEL_TYPES, required=False)
-    load_condition = serializers.ChoiceField(choices=LOAD_CONDITIONS, required=False)
-    speed_knots = serializers.FloatField(required=False, min_value=1, max_value=40)
-    dwt_tonnes = serializers.FloatField(required=False, min_value=100, max_value=600000)
-    fuel_type = serializers.CharField(required=False, help_text="HFO, LFO, MDO, MGO, LNG, methanol …")
-    fuel_consumption_tonnes_per_day = serializers.FloatField(required=False)
-    bunker_price_usd_per_tonne = serializers.FloatField(required=False)
+    vessel_type = serializers.ChoiceField(choices=VESSEL_TYPES, required=False, allow_null=True)
+    load_condition = serializers.ChoiceField(choices=LOAD_CONDITIONS, required=False, allow_null=True)
+    speed_knots = _number("speed_knots")
+    dwt_tonnes = _number("dwt_tonnes")
+    fuel_type = serializers.ChoiceField(
+        choices=FUEL_TYPES,
+        required=False,
+        allow_null=True,
+        help_text="The fuel burnt, for the carbon block; any other value is validation_failed on route.fuel_type.",
+    )
+    fuel_consumption_tonnes_per_day = _number("fuel_consumption_tonnes_per_day")
+    bunker_price_usd_per_tonne = _number("bunker_price_usd_per_tonne")
     closed_passages = serializers.ListField(
         child=serializers.ChoiceField(choices=sorted(PASSAGES)),
         required=False,
+        allow_null=True,
         help_text="Passages to route around (replaces the default closures, which close only the Northwest "
         'Passage); e.g. ["suez", "babalmandab", "northwest"].',
     )
 
 
 class AssessmentRequestSchema(serializers.Serializer):
-    customer_reference = serializers.CharField(required=False)
+    customer_reference = serializers.CharField(
+        required=False, allow_null=True, allow_blank=True, max_length=MAX_CUSTOMER_REFERENCE
+    )
     route = RouteRequestSchema()
 
 
@@ -126,9 +180,25 @@ class AssessmentSchema(serializers.Serializer):
     report_url = serializers.URLField()
 
 
+@extend_schema_field(
+    {
+        "description": "A route request {customer_reference?, route}, as POST /api/v1/voyage-assessments takes it. "
+        "Any value is accepted here: each route is judged on its own, an invalid one rejected in the batch's items."
+    }
+)
+class _JudgedRoute(serializers.JSONField):
+    pass
+
+
 class BatchRequestSchema(serializers.Serializer):
-    customer_reference = serializers.CharField(required=False)
-    routes = AssessmentRequestSchema(many=True, help_text="Up to 10 (test_max_routes / live_max_routes)")
+    customer_reference = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    routes = serializers.ListField(
+        child=_JudgedRoute(),
+        min_length=1,
+        max_length=max(TEST_MAX_ROUTES, LIVE_MAX_ROUTES),
+        help_text="1 to test_max_routes / live_max_routes (GET /api/v1/usage) routes. When none is valid the "
+        "batch is 422 naming each route's violations.",
+    )
 
 
 class BatchSchema(serializers.Serializer):
