@@ -37,6 +37,7 @@ from accounts.models import Account
 from config.api.errors import ApiError
 from config.api.responses import to_json_bytes
 from config.api.timefmt import rfc3339
+from config.task_sending import send_each
 from jobs.kinds import JobKind
 from jobs.models import Job, JobItem
 from jobs.tasks import run_job_item
@@ -156,15 +157,7 @@ def dispatch(kind: JobKind, item_ids: Iterable[str]) -> int:
     message cannot be sent (or is lost later) stays queued and the sweep re-sends it once its
     lease has run out.
     """
-    sent = 0
-    for item_id in item_ids:
-        try:
-            run_job_item.delay(kind.name, item_id)
-        except Exception:  # the broker's errors vary by transport; the sweep is the recovery
-            logger.warning("%s item %s not sent; the sweep will re-send it", kind.name, item_id, exc_info=True)
-        else:
-            sent += 1
-    return sent
+    return send_each(run_job_item, ((kind.name, item_id) for item_id in item_ids), f"{kind.name} item")
 
 
 # --- run ------------------------------------------------------------------------------------

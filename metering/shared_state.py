@@ -15,6 +15,10 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, TypeVar
 
+# Imported with this module, while the web process loads, never lazily from request threads: two
+# threads importing redis at once (one through the Django cache, one from here) can deadlock on the
+# import locks and leave the process with a half-imported redis package answering 500s.
+import redis
 from django.conf import settings
 
 logger = logging.getLogger("service.shared_state")
@@ -25,8 +29,6 @@ _last_warning = 0.0
 
 def redis_unavailable(exc: BaseException) -> bool:
     """True when `exc` is Redis (or a library over it) failing to answer, not a bug of ours."""
-    import redis
-
     return isinstance(exc, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError))
 
 
@@ -63,8 +65,6 @@ def redis_client():  # type: ignore[no-untyped-def]
     """The shared Redis connection, or None on the embedded default."""
     if not settings.REDIS_URL:
         return None
-    import redis
-
     return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
 
 

@@ -34,6 +34,7 @@ from django.utils import timezone
 from config import outbound
 from config.api.responses import to_json_bytes
 from config.api.timefmt import rfc3339
+from config.task_sending import send_each
 from webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
 logger = logging.getLogger("service.webhooks")
@@ -155,15 +156,7 @@ def dispatch(delivery_ids: Iterable[str]) -> int:
     """Send one task per delivery (best effort: the sweep re-sends what the broker did not take)."""
     from webhooks.tasks import deliver
 
-    sent = 0
-    for delivery_id in delivery_ids:
-        try:
-            deliver.delay(delivery_id)
-        except Exception:  # the broker's errors vary by transport; the sweep is the recovery
-            logger.warning("delivery %s not sent to a worker; the sweep will re-send it", delivery_id, exc_info=True)
-        else:
-            sent += 1
-    return sent
+    return send_each(deliver, ((delivery_id,) for delivery_id in delivery_ids), "webhook delivery")
 
 
 # -- one attempt -------------------------------------------------------------------------------
