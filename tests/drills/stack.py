@@ -1,5 +1,7 @@
 """Fault drills on the production shape: our own PostgreSQL and Redis, started by the test on free
-ports, the real gunicorn app and (optionally) a real Celery worker on them.
+ports, the real gunicorn app and (optionally) a real Celery worker on them. gunicorn and the worker
+run the shipped Procfile's `web` and `worker` commands (deploy/procfile.py), so the drills exercise
+what production runs.
 
 Tests stop, kill and restart these servers for real; the machine's own PostgreSQL and Redis are
 never touched. A live register served by the test process can hold a screening mid-flight (the
@@ -23,6 +25,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import requests
+
+from deploy.procfile import command_for, with_virtualenv_path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -59,6 +63,30 @@ def _wait(predicate, timeout: float, what: str) -> None:  # type: ignore[no-unty
     raise RuntimeError(f"{what} did not come up within {timeout} s")
 
 
+def start_from_procfile(
+    name: str,
+    env: dict[str, str],
+    log_path: Path,
+    extra: tuple[str, ...] = (),
+    new_session: bool = False,
+) -> subprocess.Popen:
+    """Start the Procfile's process `name` in the project folder, as a supervisor would.
+
+    Its program comes from this Python's virtualenv; `extra` arguments are appended to the command
+    (a later option overrides the same option earlier in the line); output goes to `log_path`.
+    """
+    environment = with_virtualenv_path(env)
+    with open(log_path, "ab") as log:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen(
+            command_for(name, environment, extra),
+            cwd=ROOT,
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=new_session,
+        )
+
+
 def _port_open(port: int) -> bool:
     with socket.socket() as probe:
         probe.settimeout(0.2)
@@ -84,7 +112,14 @@ class DrillPostgres:
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
         self.start()
         self._run(
-            "createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "drill",
+            "createdb",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(self.port),
+            "-U",
+            "postgres",
+            "drill",
         )
 
     @property
@@ -99,9 +134,16 @@ class DrillPostgres:
 
     def start(self) -> None:
         self._run(
-            "pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
-            "-o", f"-p {self.port} -k {self.socket_dir} -c listen_addresses=127.0.0.1 -c fsync=off "
-            "-c max_connections=200",
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.log),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            f"-p {self.port} -k {self.socket_dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
             "start",
         )
 
@@ -147,8 +189,19 @@ class DrillRedis:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.folder)],
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.folder),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -239,9 +292,18 @@ class DrillStack:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        self.server: subprocess.Popen | None = None
+        self.workers: list[subprocess.Popen] = []
         self.postgres = DrillPostgres(folder / "pg")
         self.redis = DrillRedis(folder)
         self.gate = RegisterGate()
+        try:
+            self._prepare()
+        except BaseException:  # a stack that fails to start must not leave its servers running
+            self.destroy()
+            raise
+
+    def _prepare(self) -> None:
         self.env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings",
@@ -258,12 +320,12 @@ class DrillStack:
         }
         self.manage("migrate", "--no-input")
         self.manage("seed_demo")
-        self.live_key = self.manage(
-            "issue_key", "--email", "drill@example.com", "--environment", "live", "--opened", "2026-09-01"
-        ).strip().splitlines()[-1]
+        self.live_key = (
+            self.manage("issue_key", "--email", "drill@example.com", "--environment", "live", "--opened", "2026-09-01")
+            .strip()
+            .splitlines()[-1]
+        )
         self.port = free_port()
-        self.server: subprocess.Popen | None = None
-        self.workers: list[subprocess.Popen] = []
         self.start_server()
 
     # -- processes ------------------------------------------------------------------------
@@ -280,14 +342,16 @@ class DrillStack:
         return f"http://127.0.0.1:{self.port}"
 
     def start_server(self) -> None:
-        self.server_log = open(self.folder / "gunicorn.log", "ab")  # noqa: SIM115
-        self.server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{self.port}",
-             "--workers", "1", "--threads", "8", "--worker-class", "gthread", "--timeout", "120",
-             "--graceful-timeout", "5"],
-            cwd=ROOT, env=self.env, stdout=self.server_log, stderr=subprocess.STDOUT,
+        """The Procfile's `web` (gunicorn with config/gunicorn.conf.py): one worker of 8 threads here.
+
+        A drill holds requests for up to 90 s at the gated register: the worker timeout is raised so
+        gunicorn never recycles a worker under a drill, and a stop takes 5 s, not the shipped 30.
+        """
+        env = {**self.env, "GUNICORN_BIND": f"127.0.0.1:{self.port}", "WEB_CONCURRENCY": "1", "GUNICORN_THREADS": "8"}
+        self.server = start_from_procfile(
+            "web", env, self.folder / "gunicorn.log", extra=("--timeout", "120", "--graceful-timeout", "5")
         )
-        _wait(self._healthy, 60, "gunicorn")
+        _wait(self._healthy, 120, "gunicorn")
 
     def _healthy(self) -> bool:
         try:
@@ -302,11 +366,17 @@ class DrillStack:
             return False
 
     def start_worker(self, *extra: str) -> subprocess.Popen:
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "--loglevel=WARNING",
-             "--without-heartbeat", "--without-gossip", "--without-mingle", *extra],
-            cwd=ROOT, env=self.env, stdout=open(self.folder / "worker.log", "ab"),  # noqa: SIM115
-            stderr=subprocess.STDOUT, start_new_session=True,
+        """The Procfile's `worker`, in one process (`--pool=solo`) so a SIGKILL to its group is a lost worker.
+
+        Each gets its own node name; `extra` arguments follow the Procfile's and override them.
+        """
+        env = {**self.env, "CELERY_NODE_NAME": f"drill{len(self.workers) + 1}", "CELERY_LOG_LEVEL": "WARNING"}
+        worker = start_from_procfile(
+            "worker",
+            env,
+            self.folder / "worker.log",
+            extra=("--pool=solo", "--without-heartbeat", *extra),
+            new_session=True,
         )
         self.workers.append(worker)
         return worker
@@ -344,7 +414,7 @@ class DrillStack:
         self.redis.ensure_up()
         if self.server is None or self.server.poll() is not None:
             self.start_server()
-        _wait(self._healthy, 60, "gunicorn")
+        _wait(self._healthy, 120, "gunicorn")
         # After an outage the app's connection pool reconnects with backoff: a drill starts only
         # once the app reaches its database, cache and broker again.
         _wait(self._ready, 90, "gunicorn readiness (database, Redis, broker)")

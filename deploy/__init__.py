@@ -1,0 +1,1 @@
+"""Deployment files: the Procfile reader (procfile.py), systemd units and the reverse-proxy example."""
