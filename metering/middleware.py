@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from config.api.clientip import client_ip
 from config.api.errors import ApiError, backing_service_down, error_json_response, unavailable_error
-from metering import access_log
+from metering import access_log, pace
 
 logger = logging.getLogger("service.auth")
 
@@ -98,6 +98,7 @@ class KeyedResponseMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
         response = authenticate_first(request) or self.get_response(request)
+        pace.write_unwritten_pauses()  # a burst pause an enclosing transaction rolled back (cargo)
         context = getattr(request, "key_context", None)
         if context is None:
             return response

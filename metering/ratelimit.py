@@ -3,19 +3,31 @@
 A moving window over the exact times of the counted requests (a sorted set per identifier):
 one Lua script prunes what left the window, counts, admits or refuses, and reports the
 remaining allowance and when the oldest counted request leaves — one Redis round trip per
-request, atomic across web processes. Refused requests are not counted. On the embedded
-default, and while Redis is unreachable, the same window lives in this process.
+request, atomic across web processes. Refused requests are not counted.
+
+Without Redis (the embedded default) the web processes of the machine share the same window in
+a small SQLite file beside the database (one IMMEDIATE transaction per request: prune, count,
+admit), so X-RateLimit-Remaining is the one count every process agrees on and 120 per minute
+holds however many processes serve the key. While a configured Redis is unreachable, and
+where there is no SQLite file to share, the window lives in this process.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import secrets
+import sqlite3
 import threading
 import time
+from array import array
 from collections import deque
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connections
 
 from metering.shared_state import UNREACHABLE, on_shared, redis_client
 
@@ -105,6 +117,87 @@ class _LocalWindows:
 
 _local = _LocalWindows()
 
+PURGE_EVERY_SECONDS = 60.0
+
+
+class _FileWindows:
+    """The same moving windows in a SQLite file every process on the machine opens (embedded default).
+
+    One row per window: the times of its counted requests, oldest first, packed as doubles (one
+    small row read and rewritten per counted request). Kept apart from the service's database so
+    counting a request never waits for a screening's write transaction; nothing in it outlives a
+    window, so it is written without syncing (a crash loses at most the current windows).
+    """
+
+    _SCHEMA = (
+        "CREATE TABLE IF NOT EXISTS windows (bucket TEXT PRIMARY KEY, times BLOB NOT NULL, expires REAL NOT NULL) "
+        "WITHOUT ROWID"
+    )
+
+    def __init__(self) -> None:
+        self.threads = threading.local()
+        self.last_purge = 0.0
+
+    def _open(self, path: str) -> sqlite3.Connection:
+        opened = getattr(self.threads, "opened", None)
+        if opened is not None and opened[0] == path:
+            return opened[1]
+        if opened is not None:
+            opened[1].close()
+        db = sqlite3.connect(path, timeout=20, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=OFF")
+        db.execute(self._SCHEMA)
+        self.threads.opened = (path, db)
+        return db
+
+    def count(self, path: str, key: str, limit: int, window: int, hit: bool) -> tuple[bool, int, float]:
+        db = self._open(path)
+        db.execute("BEGIN IMMEDIATE")  # the file's only writer until COMMIT: read, count and admit as one
+        try:
+            now = time.time()  # read under the lock, so every process's entries are in the order they were counted
+            row = db.execute("SELECT times FROM windows WHERE bucket = ?", (key,)).fetchone()
+            times = array("d", row[0] if row else b"")
+            left = bisect.bisect_right(times, now - window)  # these have left the window
+            del times[:left]
+            allowed = len(times) < limit
+            if allowed and hit:
+                times.append(now)
+                db.execute(
+                    "INSERT OR REPLACE INTO windows (bucket, times, expires) VALUES (?, ?, ?)",
+                    (key, times.tobytes(), now + window),
+                )
+            if now - self.last_purge >= PURGE_EVERY_SECONDS:  # windows of identifiers no longer seen
+                self.last_purge = now
+                db.execute("DELETE FROM windows WHERE expires <= ?", (now,))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return allowed, len(times), (times[0] if times else now) + window
+
+    def clear(self, path: str) -> None:
+        self._open(path).execute("DELETE FROM windows")
+
+
+_files = _FileWindows()
+
+
+def _shared_file() -> str | None:
+    """The windows file every process of the embedded default shares: beside its SQLite database.
+
+    None where a Redis is configured (its windows are shared there; while it is unreachable each
+    process counts alone) or the database is not a SQLite file.
+    """
+    if settings.REDIS_URL:
+        return None
+    database = connections["default"].settings_dict
+    name = str(database.get("NAME") or "")
+    if not database["ENGINE"].endswith("sqlite3") or not name or name == ":memory:" or name.startswith("file:"):
+        return None
+    path = Path(name)
+    return str(path.with_name(f"{path.stem}-rate-windows.sqlite3"))
+
 
 @cache
 def _window_script(client):  # type: ignore[no-untyped-def]
@@ -126,7 +219,11 @@ def _window(spec: str, identifiers: tuple[str, ...], hit: bool) -> RateState:
     )
     if shared is not UNREACHABLE:
         return _state(limit, shared)  # type: ignore[arg-type]
-    allowed, count, reset = _local.count(key, limit, window, hit)
+    path = _shared_file()
+    if path is not None:
+        allowed, count, reset = _files.count(path, key, limit, window, hit)
+    else:
+        allowed, count, reset = _local.count(key, limit, window, hit)
     return RateState(allowed, limit, max(0, limit - count), reset)
 
 
@@ -185,4 +282,7 @@ def reset_all() -> None:
     if client is not None:
         for key in client.scan_iter("rate:*"):
             client.delete(key)
+    path = _shared_file()
+    if path is not None:
+        _files.clear(path)
     _local.clear()

@@ -200,9 +200,12 @@ def create_screening(
         result.enroll_cause if incomplete and result.check_digit_valid and not result.identity.contested else None
     )
     screening_id = new_id("scr")
-    with transaction.atomic():
+    # The free-account burst line (contract 7.5) is held inside this transaction: past it, the
+    # transaction rolls back and the account is paused (402). The service's own re-screens are not counted.
+    with pace.burst_line(account, environment, counted=origin != ORIGIN_RESOLUTION) as line, transaction.atomic():
         history = HullHistory.read(account.pk, environment, request.imo)
         state = quota.charge(account, environment, quota.KIND_SCREENING, units, imo=request.imo)
+        admission = line.admit()  # after the charge inserted this screening's metering event
         answered = None
         if not incomplete and history.open_follow_up_id is not None:
             answered = FollowUp.objects.select_related("screening").get(pk=history.open_follow_up_id)
@@ -256,7 +259,7 @@ def create_screening(
         issued = Issued(screening, bytes(screening.document), state, result)
         if in_transaction is not None:
             in_transaction(issued)
-    _after_commit(pace.evaluate, account)
+    _after_commit(admission.check_walk, account)
     return issued
 
 

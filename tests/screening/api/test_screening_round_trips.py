@@ -45,18 +45,25 @@ def world():
     datastate.invalidate()
 
 
-def test_a_graded_green_screening_takes_at_most_eight_queries_and_two_commits(world, client, issue_key, keyed):
-    raw = issue_key("live")
+@pytest.mark.parametrize("plan", ["paid", "free"])
+def test_a_graded_green_screening_takes_at_most_eight_queries_and_two_commits(world, client, issue_key, keyed, plan):
+    raw = issue_key("live", plan=plan)
     warm = client.post(
-        "/api/v1/screenings", data={"imo": GREEN_GRADED}, content_type="application/json",
-        HTTP_IDEMPOTENCY_KEY="warm", **keyed(raw),
+        "/api/v1/screenings",
+        data={"imo": GREEN_GRADED},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="warm",
+        **keyed(raw),
     )
     assert warm.status_code == 201
     datastate.current()  # the data-state stamp was just checked: no re-check inside the measured call
     with CaptureQueriesContext(connection) as captured:
         response = client.post(
-            "/api/v1/screenings", data={"imo": GREEN_GRADED}, content_type="application/json",
-            HTTP_IDEMPOTENCY_KEY="measured", **keyed(raw),
+            "/api/v1/screenings",
+            data={"imo": GREEN_GRADED},
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="measured",
+            **keyed(raw),
         )
     assert response.status_code == 201
     body = response.json()
@@ -68,6 +75,10 @@ def test_a_graded_green_screening_takes_at_most_eight_queries_and_two_commits(wo
     from accounts.auth import key_cache_is_shared
 
     budget = 8 if key_cache_is_shared() else 9
+    if plan == "free" and connection.vendor == "postgresql":
+        # The burst line (contract 7.5) admits a free account's screenings one at a time: it locks the
+        # account row in the screening's transaction (SQLite transactions are already single-writer).
+        budget += 1
     assert len(statements) <= budget, "\n".join(statements)
     assert _commits(captured.captured_queries) <= 2
 
@@ -77,8 +88,11 @@ def test_the_record_is_inserted_once_with_its_final_document(world, client, issu
     datastate.current()
     with CaptureQueriesContext(connection) as captured:
         response = client.post(
-            "/api/v1/screenings", data={"imo": GREEN_GRADED}, content_type="application/json",
-            HTTP_IDEMPOTENCY_KEY="once", **keyed(raw),
+            "/api/v1/screenings",
+            data={"imo": GREEN_GRADED},
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="once",
+            **keyed(raw),
         )
     assert response.status_code == 201
     writes = [s for s in _statements(captured.captured_queries) if "screening_screening" in s]
