@@ -6,6 +6,7 @@ embedded default serves everything from here.
 
 from __future__ import annotations
 
+import logging
 import os
 
 from django.core.asgi import get_asgi_application
@@ -13,9 +14,13 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_application = get_asgi_application()
 
+from config.log_redaction import RedactKeys  # noqa: E402
+from config.security_headers import with_security_headers  # noqa: E402
 from mcp_bridge.asgi import build_mcp_application  # noqa: E402  (needs Django set up first)
 
-mcp_application = build_mcp_application()
+# /mcp is served beside Django, not through it: its answers get the same security headers here.
+mcp_application = with_security_headers(build_mcp_application())
+logging.getLogger("uvicorn.access").addFilter(RedactKeys())
 
 
 async def application(scope, receive, send):  # type: ignore[no-untyped-def]

@@ -103,6 +103,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "config.api.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.security_headers.SecurityHeadersMiddleware",  # CSP, no-store, frame/sniff headers, HSTS in production
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Authenticates keyed /api/v1 requests before anything else can answer (a 413 included).
     "metering.middleware.KeyedResponseMiddleware",
@@ -349,7 +350,9 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # A key sent by mistake where it does not belong (a URL) never reaches a log line.
+    "filters": {"redact_keys": {"()": "config.log_redaction.RedactKeys"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact_keys"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.request": {"level": "ERROR"}},
 }

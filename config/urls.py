@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView
 
+from accounts.pages.views import operator_login
 from config.health import healthz, readyz
 from config.pages import changelog_page
 from mcp_bridge.views import mcp_health
@@ -22,6 +23,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("health", mcp_health, name="mcp-health"),  # GET {mcp_url}/health when Django answers the MCP host
+    path("admin/login/", operator_login, name="operator-login"),  # the admin's log-in, attempt-limited
     path("admin/", admin.site.urls),
     path("changelog", changelog_page, name="changelog"),
     path("api/v1/", include(api_v1)),

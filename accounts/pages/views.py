@@ -139,6 +139,22 @@ def confirm_page(request: HttpRequest, token: str) -> HttpResponse:
 # -- log in / out, password reset ---------------------------------------------------------------------
 
 
+@require_http_methods(["GET", "HEAD", "POST"])
+def operator_login(request: HttpRequest) -> HttpResponse:
+    """The admin's log-in with the attempt limit /login has (per username and per client address)."""
+    from django.contrib import admin
+
+    if request.method == "POST":
+        refused = over_rate(request, "login", request.POST.get("username", "")[:254])
+        if refused is not None:
+            return HttpResponse(
+                f"Too many log-in attempts. Try again in {_wait_text(refused)}.",
+                status=429,
+                content_type="text/plain; charset=utf-8",
+            )
+    return admin.site.login(request)
+
+
 class LoginView(auth_views.LoginView):
     template_name = "accounts/login.html"
     redirect_authenticated_user = True

@@ -12,16 +12,19 @@ from metering import concurrency, quota, selectors
 from metering.ratelimit import KEY_RATE
 from metering.selectors import AccessLogFilter
 
-_COUNTER = inline_serializer(
-    name="UsageCounter",
-    fields={
-        "used": serializers.IntegerField(),
-        "limit": serializers.IntegerField(),
-        "remaining": serializers.IntegerField(),
-        "one_time": serializers.BooleanField(),
-        "resets_at": serializers.DateTimeField(allow_null=True),
-    },
-)
+
+def _counter():  # type: ignore[no-untyped-def]
+    """A fresh field each time: one serializer instance bound under two names publishes only one."""
+    return inline_serializer(
+        name="UsageCounter",
+        fields={
+            "used": serializers.IntegerField(),
+            "limit": serializers.IntegerField(),
+            "remaining": serializers.IntegerField(),
+            "one_time": serializers.BooleanField(),
+            "resets_at": serializers.DateTimeField(allow_null=True),
+        },
+    )
 
 
 class UsageView(KeyedAPIView):
@@ -37,7 +40,7 @@ class UsageView(KeyedAPIView):
                     "environment": serializers.ChoiceField(choices=["test", "live"]),
                     "plan": serializers.CharField(),
                     "quota": inline_serializer(
-                        name="UsageQuota", fields={"screenings": _COUNTER, "voyage_assessments": _COUNTER}
+                        name="UsageQuota", fields={"screenings": _counter(), "voyage_assessments": _counter()}
                     ),
                     "limits": inline_serializer(
                         name="UsageLimits",
