@@ -26,8 +26,10 @@ CHANGES = (
     Change(date(2026, 11, 23), "fixed",
            "route.fuel_type takes only the fuels the carbon block knows (capitals or lower case, e.g. HFO, "
            "methanol); an unknown fuel is 422 on route.fuel_type instead of being ignored. A port look-up limit "
-           "such as ?limit=\u00b2 is 422 (was a server error). The OpenAPI document carries the lengths, "
-           "patterns, ranges and item counts the server enforces."),
+           "such as ?limit=\u00b2 is 422 (was a server error), and so is a vessel monitor runs cursor that the "
+           "service did not issue. Cargo screenings refuse a party name without a letter or digit, an HS code "
+           "outside chapters 01-97 and country codes that are not ISO 3166 alpha-2. The OpenAPI document "
+           "carries the lengths, patterns, ranges and item counts the server enforces, checked by schemathesis."),
     Change(date(2026, 11, 23), "added",
            "Signed webhook deliveries with retries over about 27.5 hours, the delivery log and redelivery, "
            "the signed test delivery and secret rotation (X-Service-Signature carries v1= twice during a "

@@ -8,6 +8,7 @@ from django.http import Http404
 from rest_framework import serializers
 
 from accounts.tenancy import Owner
+from config.api.errors import FieldViolation
 from config.api.filters import ListFilter
 from config.api.pagination import paginate
 from config.api.timefmt import rfc3339
@@ -83,4 +84,9 @@ def monitor_detail(owner: Owner, monitor_id: str) -> dict:
 def run_list(owner: Owner, monitor_id: str, filters: dict[str, Any]) -> dict[str, Any]:
     """The monitor's history, newest run first."""
     monitor = owned_monitor(owner, monitor_id)
+    cursor = filters.get("cursor")
+    if cursor and not (cursor.isascii() and cursor.isdigit()):
+        # Run ids are integers: any other cursor decoded from ?cursor= was not issued here (not a 500).
+        message = "cursor is not one this API issued; resend with the next_cursor of the previous page."
+        raise FieldViolation([{"field": "cursor", "message": message}])
     return paginate(VesselMonitorRun.objects.filter(monitor=monitor), filters, plural="runs", render=run_document)

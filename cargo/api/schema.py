@@ -7,8 +7,10 @@ description) and in the README, "Cargo screenings".
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pycountry
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -22,8 +24,14 @@ from screening.verdict import Verdict
 from voyages.ports import Port, get_catalogue
 from voyages.requests import LOCODE_SHAPE, PORTS_HINT
 
-HS_CODE = re.compile(r"^\d{2}(\d{2}(\d{2})?)?$")
-COUNTRY_SHAPE = re.compile(r"^[A-Z]{2}$")
+# Published as they are checked (ASCII digits only, matched as a whole: no trailing newline).
+HS_CODE = re.compile(r"[0-9]{2}(?:[0-9]{2}(?:[0-9]{2})?)?")
+# Chapters 01 to 97 but 77 (reserved), then an optional heading and subheading.
+HS_CODE_PUBLISHED = "^(?:0[1-9]|[1-6][0-9]|7[0-68-9]|8[0-9]|9[0-7])(?:[0-9]{2}(?:[0-9]{2})?)?$"
+COUNTRY_SHAPE = re.compile(r"[A-Z]{2}")
+COUNTRY_CODES = sorted(country.alpha_2 for country in pycountry.countries)
+# A party name must hold a letter or digit (any script): no underscore, no non-word character.
+PARTY_NAME_LETTER = re.compile(r"[^\W_]")
 
 OPERATION_DESCRIPTION = f"""
 Screen one cargo: its parties against the sanctions lists, its countries and ports against country
@@ -65,17 +73,17 @@ screening holds one of the account's six in-flight screening slots.
 # -- request -------------------------------------------------------------------------------------
 
 
-@extend_schema_field({"type": "string", "pattern": "^[A-Z]{2}$", "examples": ["NL"]})
+@extend_schema_field({"type": "string", "enum": COUNTRY_CODES, "examples": ["NL"]})
 class CountryCodeField(StrictStringField):
     """An ISO 3166-1 alpha-2 code, upper case (e.g. NL)."""
 
     def to_internal_value(self, data):  # type: ignore[no-untyped-def]
         value = super().to_internal_value(data)
-        if not COUNTRY_SHAPE.match(value) or pycountry.countries.get(alpha_2=value) is None:
+        if not COUNTRY_SHAPE.fullmatch(value) or pycountry.countries.get(alpha_2=value) is None:
             upper = value.strip().upper()
             hint = (
                 f" (did you mean {upper}?)"
-                if COUNTRY_SHAPE.match(upper) and pycountry.countries.get(alpha_2=upper)
+                if COUNTRY_SHAPE.fullmatch(upper) and pycountry.countries.get(alpha_2=upper)
                 else ""
             )
             raise serializers.ValidationError(
@@ -101,8 +109,15 @@ class LocodeField(StrictStringField):
         return port
 
 
+@extend_schema_field({"type": "string", "pattern": HS_CODE_PUBLISHED, "examples": ["8471"]})
+class HsCodeField(StrictStringField):
+    """Validated by CommodityInput.validate_hs_code; the pattern admits no control character."""
+
+    published_pattern = HS_CODE_PUBLISHED
+
+
 class CommodityInput(serializers.Serializer):
-    hs_code = StrictStringField(
+    hs_code = HsCodeField(
         help_text="Harmonized System code: 2 digits (chapter), 4 (heading) or 6 (subheading), digits only, "
         "e.g. 84, 8471 or 847130. Chapters 01-97 (77 is reserved and refused). Headings are not checked "
         "against the nomenclature."
@@ -110,9 +125,9 @@ class CommodityInput(serializers.Serializer):
     description = StrictStringField(max_length=500, help_text="What the goods are, as on the shipping documents.")
 
     def validate_hs_code(self, value: str) -> str:
-        if not HS_CODE.match(value):
+        if not HS_CODE.fullmatch(value):
             digits = re.sub(r"[\s.]", "", value)
-            hint = f" (did you mean {digits}?)" if HS_CODE.match(digits) else ""
+            hint = f" (did you mean {digits}?)" if HS_CODE.fullmatch(digits) else ""
             raise serializers.ValidationError(
                 f"{value!r} is not an HS code{hint}: send 2, 4 or 6 digits (chapter, heading or subheading), e.g. 8471"
             )
@@ -138,15 +153,32 @@ class _IndexedListSerializer(serializers.ListSerializer):
             raise
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "maxLength": 200,
+        "pattern": PARTY_NAME_LETTER.pattern,
+        "allOf": [{"pattern": StrictStringField.published_pattern}],
+    }
+)
+class PartyNameField(StrictStringField):
+    """Validated by PartyInputSchema.validate_name (control characters refused as on any StrictStringField)."""
+
+
 class PartyInputSchema(serializers.Serializer):
     class Meta:
         list_serializer_class = _IndexedListSerializer
 
-    name = StrictStringField(max_length=200, help_text="The party's name as on the documents (company or person).")
+    name = PartyNameField(
+        max_length=200,
+        help_text="The party's name as on the documents (company or person): at least one letter or digit, of any "
+        "script. A name that folds to nothing to screen (a hull prefix such as M/V alone) is validation_failed on "
+        "parties[i].name.",
+    )
     role = serializers.ChoiceField(choices=list(PARTY_ROLES))
 
     def validate_name(self, value: str) -> str:
-        if not _folded_party_name(value):
+        if not PARTY_NAME_LETTER.search(value) or not _folded_party_name(value):
             raise serializers.ValidationError("the name holds no letter or digit to screen; send the party's name")
         return value
 
@@ -170,6 +202,17 @@ class VesselInputSchema(serializers.Serializer):
                 f"{exc}; send the hull's 7-digit IMO number (e.g. 9074729) or leave vessel out"
             ) from None
         return {"imo": parsed.imo, "check_digit_valid": parsed.check_digit_valid}
+
+
+class _CargoScreeningInputExtension(OpenApiSerializerExtension):
+    """parties is a list serializer, whose bounds drf-spectacular does not publish."""
+
+    target_class = "cargo.api.schema.CargoScreeningInput"
+
+    def map_serializer(self, auto_schema: Any, direction: str) -> dict:
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        schema["properties"]["parties"].update(minItems=1, maxItems=MAX_PARTIES)
+        return schema
 
 
 class CargoScreeningInput(serializers.Serializer):

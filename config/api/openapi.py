@@ -3,6 +3,9 @@ operation can return, added in one post-processing hook instead of per view."""
 
 from __future__ import annotations
 
+import re
+from re import _constants as _sre
+from re import _parser as _sre_parser
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
@@ -188,6 +191,11 @@ def make_records_optional_on_retrieval(schemas: dict[str, Any]) -> None:
             schemas[name]["description"] = (schemas[name].get("description", "") + OPTIONAL_ON_RETRIEVAL).strip()
 
 
+# PATCH bodies drf-spectacular publishes as optional that the server requires (an absent body reads as
+# {}, which names nothing to change: 422 on body).
+BODY_REQUIRED = (("/api/v1/fleets/{fleet_id}", "patch"),)
+
+
 def add_shared_components(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """drf-spectacular post-processing hook."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
@@ -198,6 +206,10 @@ def add_shared_components(result: dict[str, Any], generator: Any, request: Any, 
             if isinstance(operation, dict) and "requestBody" in operation:
                 for media in operation["requestBody"].get("content", {}).values():
                     refuse_unstorable_text(media.get("schema", {}), schemas, set())
+    for path, method in BODY_REQUIRED:
+        body = result.get("paths", {}).get(path, {}).get(method, {}).get("requestBody")
+        if body is not None:
+            body["required"] = True
     schemas.pop("ErrorEnvelopeRef", None)
     make_records_optional_on_retrieval(schemas)
     for schema in schemas.values():
@@ -274,7 +286,13 @@ class _StrictStringFieldExtension(OpenApiSerializerFieldExtension):
         schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
         _STRICT_SUBCLASS_PATTERNS.add(self.target.published_pattern)
         _add_pattern(schema, self.target.published_pattern)
+        if direction == "request" and not self.target.allow_blank and self.target.trim_whitespace:
+            # DRF trims the value and refuses what is left blank: at least one character not whitespace.
+            _add_pattern(schema, NOT_BLANK)
         return schema
+
+
+NOT_BLANK = "\\S"
 
 
 # Unicode category Cc (what StrictStringField refuses): C0 controls, DEL and C1 controls.
@@ -301,8 +319,81 @@ def _storable_json_schema() -> dict[str, Any]:
 def _add_pattern(schema: dict[str, Any], pattern: str) -> None:
     if "pattern" not in schema:
         schema["pattern"] = pattern
-    elif schema["pattern"] != pattern and not _excludes_control_characters(schema["pattern"]):
+    elif (
+        schema["pattern"] != pattern
+        and not _excludes_control_characters(schema["pattern"])
+        and not (pattern == NO_NUL and any(_refuses_nul(known) for known in _patterns(schema)))
+        and {"pattern": pattern} not in schema.get("allOf", [])  # a schema shared by several fields: once
+    ):
         schema.setdefault("allOf", []).append({"pattern": pattern})
+
+
+def _patterns(schema: dict[str, Any]) -> list[str]:
+    """The patterns a string must match: its own and those of its allOf."""
+    found = [schema["pattern"]] if "pattern" in schema else []
+    return found + [part["pattern"] for part in schema.get("allOf", []) if isinstance(part, dict) and "pattern" in part]
+
+
+def _refuses_nul(pattern: str) -> bool:
+    """True when no string holding U+0000 matches `pattern`: anchored at both ends (^...$) and built only
+    of pieces that cannot match U+0000 (such as ^[A-Z]{2}[A-Z2-9]{3}$). A second pattern saying so again
+    would only make generators filter (an allOf of patterns inside a oneOf is not merged)."""
+    try:
+        parsed = list(_sre_parser.parse(pattern))
+    except re.error:
+        return False
+    anchored = (
+        len(parsed) >= 2
+        and parsed[0] == (_sre.AT, _sre.AT_BEGINNING)
+        and parsed[-1] in ((_sre.AT, _sre.AT_END), (_sre.AT, _sre.AT_END_STRING))
+    )
+    return anchored and not _may_match_nul(parsed)
+
+
+def _may_match_nul(items: Any) -> bool:
+    for op, argument in items:
+        if op == _sre.AT:
+            continue
+        if op == _sre.LITERAL:
+            if argument == 0:
+                return True
+        elif op == _sre.NOT_LITERAL:
+            if argument != 0:
+                return True
+        elif op == _sre.IN:
+            if _set_may_match_nul(argument):
+                return True
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
+            if _may_match_nul(argument[2]):
+                return True
+        elif op == _sre.SUBPATTERN:
+            if _may_match_nul(argument[-1]):
+                return True
+        elif op == _sre.BRANCH:
+            if any(_may_match_nul(branch) for branch in argument[1]):
+                return True
+        else:
+            return True  # ANY, and whatever is not analysed here: assume it may
+    return False
+
+
+_NUL_FREE_CATEGORIES = frozenset({_sre.CATEGORY_DIGIT, _sre.CATEGORY_SPACE, _sre.CATEGORY_WORD})
+_NUL_HOLDING_CATEGORIES = frozenset({_sre.CATEGORY_NOT_DIGIT, _sre.CATEGORY_NOT_SPACE, _sre.CATEGORY_NOT_WORD})
+
+
+def _set_may_match_nul(members: Any) -> bool:
+    negated = bool(members) and members[0][0] == _sre.NEGATE
+    holds_nul = False
+    for op, argument in members[1:] if negated else members:
+        if op == _sre.LITERAL:
+            holds_nul = holds_nul or argument == 0
+        elif op == _sre.RANGE:
+            holds_nul = holds_nul or argument[0] == 0
+        elif op == _sre.CATEGORY and argument in _NUL_FREE_CATEGORIES | _NUL_HOLDING_CATEGORIES:
+            holds_nul = holds_nul or argument in _NUL_HOLDING_CATEGORIES
+        else:
+            return True  # not analysed here: assume it may
+    return holds_nul != negated
 
 
 def _excludes_control_characters(pattern: str) -> bool:
@@ -340,7 +431,7 @@ def refuse_unstorable_text(schema: Any, schemas: dict[str, Any], seen: set[str])
         return
     types = _types(schema)
     shaped = types or any(
-        key in schema for key in (*_COMBINATORS, "enum", "const", "properties", "items", "pattern", "not")
+        key in schema for key in (*_COMBINATORS, "enum", "const", "properties", "items", "pattern", "not", "required")
     )
     if not shaped:
         schema["allOf"] = [*schema.get("allOf", []), dict(_STORABLE_REF)]

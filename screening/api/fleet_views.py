@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
 
 from accounts.api.base import KeyedAPIView
@@ -23,8 +26,21 @@ IMO_LIST_HELP = (
 )
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": services.MAX_NAME_LENGTH,
+        "pattern": "\\S",
+        "description": f"1 to {services.MAX_NAME_LENGTH} characters, not all blank (stored trimmed).",
+    }
+)
+class _FleetNameField(serializers.CharField):
+    """What fleet_services._read_name accepts: a string that is not all blank, at most MAX_NAME_LENGTH long."""
+
+
 class FleetCreateInput(serializers.Serializer):
-    name = serializers.CharField(max_length=services.MAX_NAME_LENGTH)
+    name = _FleetNameField(max_length=services.MAX_NAME_LENGTH)
     imos = serializers.ListField(
         child=ImoTextField(),
         required=False,
@@ -34,10 +50,14 @@ class FleetCreateInput(serializers.Serializer):
 
 
 class FleetUpdateInput(serializers.Serializer):
-    name = serializers.CharField(required=False, max_length=services.MAX_NAME_LENGTH)
+    """Send at least one of name, imos, add_imos, remove_imos; imos replaces the list and is not sent with
+    add_imos or remove_imos."""
+
+    name = _FleetNameField(required=False, max_length=services.MAX_NAME_LENGTH)
     imos = serializers.ListField(
         child=ImoTextField(),
         required=False,
+        max_length=services.FLEET_MAX_HULLS,
         help_text="Replaces the whole list (not with add_imos or remove_imos). " + IMO_LIST_HELP,
     )
     add_imos = serializers.ListField(
@@ -46,6 +66,18 @@ class FleetUpdateInput(serializers.Serializer):
     remove_imos = serializers.ListField(
         child=ImoTextField(), required=False, help_text="Hulls to remove (not a member: no change)"
     )
+
+
+class _FleetUpdateInputExtension(OpenApiSerializerExtension):
+    """fleet_services.update_fleet's rules on the whole body, which no field states on its own."""
+
+    target_class = FleetUpdateInput
+
+    def map_serializer(self, auto_schema: Any, direction: str) -> dict:
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        schema["anyOf"] = [{"required": [name]} for name in ("name", *services.MEMBERSHIP_FIELDS)]
+        schema["not"] = {"anyOf": [{"required": ["imos", other]} for other in ("add_imos", "remove_imos")]}
+        return schema
 
 
 class FleetSchema(serializers.Serializer):
