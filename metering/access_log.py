@@ -96,7 +96,10 @@ class Backlog:
             self.rejected += 1
         logger.error(
             "access log entry %s (request %s) refused by the database and set aside (%d rejected so far): %s",
-            entry.id, entry.request_id, self.rejected, reason,
+            entry.id,
+            entry.request_id,
+            self.rejected,
+            reason,
         )
 
     def written(self) -> None:
@@ -108,7 +111,8 @@ class Backlog:
             total = self.dropped
         logger.warning(
             "access log writing again: %d entries were dropped while the backlog was full (%d dropped in all)",
-            episode, total,
+            episode,
+            total,
         )
 
     def stats(self) -> dict[str, int]:
@@ -285,8 +289,11 @@ def _run_writer() -> None:
             except Exception as exc:
                 failures += 1
                 if failures == 1:
-                    logger.error("access log: the database does not take writes (%s); %d entries kept, retrying",
-                                 exc, len(backlog))
+                    logger.error(
+                        "access log: the database does not take writes (%s); %d entries kept, retrying",
+                        exc,
+                        len(backlog),
+                    )
                 _close_connection()  # the next attempt reconnects
                 continue
         if failures:

@@ -58,9 +58,7 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         db_table = "accounts_idempotencyrecord"
-        constraints = [
-            models.UniqueConstraint(fields=["account", "environment", "key"], name="uniq_idempotency_key")
-        ]
+        constraints = [models.UniqueConstraint(fields=["account", "environment", "key"], name="uniq_idempotency_key")]
 
 
 class AccessLogEntry(models.Model):

@@ -207,8 +207,7 @@ def paused_outcome(request_id: str, hourly: ratelimit.RateState) -> KeylessOutco
     return error(
         503,
         "keyless_paused",
-        "Keyless calls are paused under unusual load; retry after Retry-After, "
-        f"or use a free key ({_free_key_url()}).",
+        f"Keyless calls are paused under unusual load; retry after Retry-After, or use a free key ({_free_key_url()}).",
         request_id,
         hourly,
         {"Retry-After": str(switches.keyless_paused_retry_after)},
@@ -232,8 +231,7 @@ def rate_outcome(ip: str, request_id: str, hourly: ratelimit.RateState) -> Keyle
         return error(
             429,
             "rate_limit_exceeded",
-            f"100 keyless calls per hour from this address are used. A free key lifts this: "
-            f"{_free_key_url()}",
+            f"100 keyless calls per hour from this address are used. A free key lifts this: {_free_key_url()}",
             request_id,
             hourly,
             {"Retry-After": str(hourly.retry_after), **hourly.headers()},

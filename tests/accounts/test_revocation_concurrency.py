@@ -68,7 +68,9 @@ def test_a_request_in_flight_during_revocation_never_puts_the_key_back_in_the_re
         late = [status for began, status in results if began > revoked_at and status != 401]
         if after != 401 or late:
             late_successes.append((round_number, after, late))
-    assert not late_successes, f"a revoked key kept working after revocation (round, next status, late): {late_successes}"
+    assert not late_successes, (
+        f"a revoked key kept working after revocation (round, next status, late): {late_successes}"
+    )
 
 
 # -- the embedded default: two web processes, one SQLite file, no Redis -----------------------------------
@@ -125,9 +127,26 @@ def two_processes_on_one_sqlite_file():
             port = _free_port()
             log = open(folder / f"gunicorn-{index}.log", "ab")  # noqa: SIM115
             process = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
-                 "--workers", "1", "--threads", "4", "--worker-class", "gthread", "--timeout", "60"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                [
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "config.wsgi:application",
+                    "--bind",
+                    f"127.0.0.1:{port}",
+                    "--workers",
+                    "1",
+                    "--threads",
+                    "4",
+                    "--worker-class",
+                    "gthread",
+                    "--timeout",
+                    "60",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
             servers.append((process, f"http://127.0.0.1:{port}", log))
         for process, url, _ in servers:
@@ -175,7 +194,9 @@ def test_revocation_reaches_every_process_on_the_embedded_default(two_processes_
         revoking_from = time.monotonic()
         # A third process revokes, as the admin or `issue_key --replace-label` would.
         _manage(
-            env, "shell", "-c",
+            env,
+            "shell",
+            "-c",
             "from accounts.models import ApiKey; from accounts.services import revoke_key; "
             "[revoke_key(k) for k in ApiKey.objects.all()]",
         )

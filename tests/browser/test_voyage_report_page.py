@@ -11,8 +11,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_the_voyage_report_draws_the_route_map_and_drivers(issue_key, client, keyed, live_server, browser):
     key = issue_key("test")
-    body = client.post("/api/v1/voyage-assessments", data={"route": {"origin": "NLRTM", "destination": "SGSIN"}},
-                       content_type="application/json", HTTP_IDEMPOTENCY_KEY="report-1", **keyed(key)).json()
+    body = client.post(
+        "/api/v1/voyage-assessments",
+        data={"route": {"origin": "NLRTM", "destination": "SGSIN"}},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="report-1",
+        **keyed(key),
+    ).json()
     path = body["report_url"].split("://", 1)[1].split("/", 1)[1]
     url = f"{live_server.url}/{path}"
     html = browser.dom(url)

@@ -159,9 +159,26 @@ def sync_server(drill):
     port = free_port()
     with open(drill.folder / "gunicorn-sync.log", "ab") as log:
         server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
-             "--workers", "1", "--threads", "4", "--worker-class", "gthread", "--timeout", "120"],
-            cwd=ROOT, env={**drill.env, "ACCESS_LOG_MODE": "sync"}, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "config.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                "1",
+                "--threads",
+                "4",
+                "--worker-class",
+                "gthread",
+                "--timeout",
+                "120",
+            ],
+            cwd=ROOT,
+            env={**drill.env, "ACCESS_LOG_MODE": "sync"},
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}"
 

@@ -124,6 +124,9 @@ def test_an_entry_the_database_refuses_is_set_aside_and_counted_without_holding_
         backlog.put(entry)
     with caplog.at_level(logging.ERROR, logger="service.access_log"):
         access_log.flush(backlog)
-    assert sorted(AccessLogEntry.objects.values_list("request_id", flat=True)) == ["req-backlog-0000", "req-backlog-0002"]
+    assert sorted(AccessLogEntry.objects.values_list("request_id", flat=True)) == [
+        "req-backlog-0000",
+        "req-backlog-0002",
+    ]
     assert backlog.stats() == {"pending": 0, "dropped": 0, "rejected": 1}
     assert any("req-backlog-0001" in r.getMessage() and "set aside" in r.getMessage() for r in caplog.records)

@@ -30,8 +30,11 @@ def test_the_pause_402_states_used_limit_reset_and_what_still_works(client, issu
     QuotaCounter.objects.create(account=account, environment="test", kind="screening", period=month.period, used=7)
 
     response = client.post(
-        "/api/v1/screenings", data={"imo": "9074729"}, content_type="application/json",
-        HTTP_IDEMPOTENCY_KEY="paused-1", **keyed(raw),
+        "/api/v1/screenings",
+        data={"imo": "9074729"},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="paused-1",
+        **keyed(raw),
     )
     assert response.status_code == 402
     body = response.json()
@@ -54,8 +57,11 @@ def test_the_pause_402_on_a_test_key_names_the_monthly_reset(client, issue_key, 
     account = _pause("paused-test@example.com")
     month = quota.allowance_for(account, "test", quota.KIND_SCREENING)
     response = client.post(
-        "/api/v1/screenings", data={"imo": "9074729"}, content_type="application/json",
-        HTTP_IDEMPOTENCY_KEY="paused-2", **keyed(raw),
+        "/api/v1/screenings",
+        data={"imo": "9074729"},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="paused-2",
+        **keyed(raw),
     )
     assert response.status_code == 402
     message = response.json()["message"]

@@ -12,8 +12,9 @@ BAD_KEY = "Bearer svc_test_" + "A" * 40
 
 def _too_large(client, settings, **headers):
     settings.MAX_REQUEST_BODY_BYTES = 64
-    return client.post("/api/v1/screenings", data="{" + '"imo": "9074729", ' * 10 + "}",
-                       content_type="application/json", **headers)
+    return client.post(
+        "/api/v1/screenings", data="{" + '"imo": "9074729", ' * 10 + "}", content_type="application/json", **headers
+    )
 
 
 CASES = {

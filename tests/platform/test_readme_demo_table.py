@@ -86,8 +86,12 @@ def promises(outcome: str, imo: str):
     take(r"IMO not listed", lambda m: lambda r: not any(x["match_type"] == "exact_imo" for x in matches(r)))
     take(
         r"AMBER shape 1: name-only hit on a listed vessel record|name-only hit on a listed vessel record",
-        lambda m: lambda r: bool(matches(r))
-        and all(x["match_type"].startswith("name") and x["record_type"] == "vessel" for x in matches(r)),
+        lambda m: (
+            lambda r: (
+                bool(matches(r))
+                and all(x["match_type"].startswith("name") and x["record_type"] == "vessel" for x in matches(r))
+            )
+        ),
     )
     take(r"shape [123]:?", lambda m: lambda r: True)  # the shape is what the rest of the row states
     take(
@@ -101,14 +105,20 @@ def promises(outcome: str, imo: str):
     take(r"\(identity_contested\)", lambda m: lambda r: "identity_contested" in [n["code"] for n in r["notices"]])
     take(
         r"name hits a listed company \(entity\)",
-        lambda m: lambda r: any(x["record_type"] == "entity" and x["match_type"].startswith("name") for x in matches(r)),
+        lambda m: (
+            lambda r: any(x["record_type"] == "entity" and x["match_type"].startswith("name") for x in matches(r))
+        ),
     )
-    take(r"drove_verdict false", lambda m: lambda r: bool(matches(r)) and not any(x["drove_verdict"] for x in matches(r)))
+    take(
+        r"drove_verdict false", lambda m: lambda r: bool(matches(r)) and not any(x["drove_verdict"] for x in matches(r))
+    )
     take(
         r"name hits a listed vessel with a different IMO \(collision\)",
-        lambda m: lambda r: any(
-            x["record_type"] == "vessel" and x["match_type"].startswith("name") and not x["drove_verdict"]
-            for x in matches(r)
+        lambda m: (
+            lambda r: any(
+                x["record_type"] == "vessel" and x["match_type"].startswith("name") and not x["drove_verdict"]
+                for x in matches(r)
+            )
         ),
     )
     take(

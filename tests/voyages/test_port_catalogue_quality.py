@@ -455,7 +455,5 @@ def test_rotterdam_singapore_crosses_no_caribbean_eez_in_the_port_based_approxim
     catalogue = get_catalogue()
     origin, destination = catalogue.get_port("NLRTM"), catalogue.get_port("SGSIN")
     route = routing.compute_route(origin, destination)
-    owners = EezLayer.from_ports().countries_along(
-        RouteInput(list(route.coordinates), route.distance_nm, "NL", "SG")
-    )
+    owners = EezLayer.from_ports().countries_along(RouteInput(list(route.coordinates), route.distance_nm, "NL", "SG"))
     assert "VC" not in set(owners)  # Campden Park (St Vincent) once sat in the Arabian Sea
