@@ -1,5 +1,6 @@
 """Idempotency-Key (contract 3.4): claim, replay, conflict, join, in-progress, release."""
 
+import sys
 import threading
 import time
 
@@ -118,7 +119,7 @@ def test_expired_keys_are_purged():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_concurrent_same_key_request_joins_and_gets_the_original(issue_key, keyed):
+def test_a_concurrent_same_key_request_joins_and_gets_the_original(issue_key, keyed, monkeypatch):
     raw = issue_key()
     test_urls.release_slow.clear()
     results = {}
@@ -135,9 +136,20 @@ def test_a_concurrent_same_key_request_joins_and_gets_the_original(issue_key, ke
     def joiner():
         results["joined"] = post(Client(), keyed, raw, "join", body={"imo": "9074729", "slow": True})
 
+    # Release the original only once the second request is polling the claim (a fixed pause was not
+    # always enough on a loaded machine: the second then arrived after the answer and was a plain replay).
+    polling = threading.Event()
+    real_sleep = time.sleep
+
+    def observed_sleep(seconds: float) -> None:
+        if sys._getframe(1).f_code.co_name == "_claim":
+            polling.set()
+        real_sleep(seconds)
+
+    monkeypatch.setattr(time, "sleep", observed_sleep)
     second = threading.Thread(target=joiner)
     second.start()
-    time.sleep(0.3)
+    assert polling.wait(20), "the second request never waited on the claim"
     test_urls.release_slow.set()
     worker.join(10)
     second.join(10)
