@@ -144,6 +144,18 @@ def _pool_options() -> dict:
     return {"pool": {"min_size": 1, "max_size": size, "timeout": 10}}
 
 
+def _prepared_statement_options() -> dict:
+    """Parameters bound on the server, and a statement a connection has run DB_PREPARE_THRESHOLD
+    times prepared there: PostgreSQL then stops parsing and planning the statements every request
+    repeats (a screening's eight), which was half of its database time. Both need a server
+    connection kept per client connection: DB_SERVER_SIDE_BINDING=0 (or DB_PREPARE_THRESHOLD=0)
+    behind a transaction-mode pooler that cannot carry prepared statements."""
+    if not env_bool("DB_SERVER_SIDE_BINDING", True):
+        return {}
+    threshold = env_int("DB_PREPARE_THRESHOLD", 5)
+    return {"server_side_binding": True, "prepare_threshold": threshold if threshold > 0 else None}
+
+
 def database_from_url(url: str) -> dict:
     """Translate DATABASE_URL (sqlite:///path or postgres://user:pw@host:port/name) for Django."""
     parsed = urlparse(url)
@@ -180,7 +192,7 @@ def database_from_url(url: str) -> dict:
             # database restart costs no request a dead connection. CONN_MAX_AGE must stay 0 with it.
             "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 0),
             "CONN_HEALTH_CHECKS": True,
-            "OPTIONS": {**_pool_options(), **options},
+            "OPTIONS": {**_pool_options(), **_prepared_statement_options(), **options},
         }
     raise ValueError(f"Unsupported DATABASE_URL scheme: {parsed.scheme!r}")
 

@@ -269,6 +269,25 @@ _FIRST_CHARGE = CompiledQuery(
 )
 
 
+# Once an account has drawn a unit, when it first did never changes (events are only ever added
+# at the moment of the charge), so each process reads it once per account and kind.
+_first_charges: dict[tuple[str, str, str], datetime] = {}
+_FIRST_CHARGES_KEPT = 100_000
+
+
+def _first_charge(account_id: str, environment: str, kind: str) -> datetime | None:
+    key = (account_id, environment, kind)
+    first = _first_charges.get(key)
+    if first is None:
+        found = _FIRST_CHARGE.first(MeteringEvent.objects.db, account_id=account_id, environment=environment, kind=kind)
+        first = found["at"] if found else None
+        if first is not None:
+            if len(_first_charges) >= _FIRST_CHARGES_KEPT:
+                _first_charges.clear()
+            _first_charges[key] = first
+    return first
+
+
 def pace_projection(account: Account, state: QuotaState, now: datetime | None = None) -> PaceProjection | None:
     """quota_pace: the trailing seven-day rate exhausts the month's allowance before reset.
 
@@ -278,10 +297,7 @@ def pace_projection(account: Account, state: QuotaState, now: datetime | None = 
     allowance = state.allowance
     if allowance.one_time or warning_due(state) or allowance.resets_at is None:
         return None
-    found = _FIRST_CHARGE.first(
-        MeteringEvent.objects.db, account_id=account.pk, environment=allowance.environment, kind=allowance.kind
-    )
-    first = found["at"] if found else None
+    first = _first_charge(account.pk, allowance.environment, allowance.kind)
     if first is None or now - first < timedelta(days=3):
         return None
     events = MeteringEvent.objects.filter(

@@ -35,12 +35,13 @@ def _up(url: str) -> bool:
 
 @contextmanager
 def running_service(
-    extra_env: dict[str, str] | None = None, timeout: float = 60, *, server: str = "uvicorn"
+    extra_env: dict[str, str] | None = None, timeout: float = 60, *, server: str = "uvicorn", workers: int = 1
 ) -> Iterator[str]:
     """Start the service on a free port; yields its base URL and stops it after the block.
 
     server "uvicorn": config.asgi (API, pages and /mcp), as bin/run serves them. server "gunicorn":
-    config.wsgi with the shipped config/gunicorn.conf.py, one worker, as production serves the API.
+    config.wsgi with the shipped config/gunicorn.conf.py and `workers` processes, as production
+    serves the API.
     """
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
@@ -58,7 +59,7 @@ def running_service(
     commands = {
         "uvicorn": ["uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
                     "--lifespan", "on", "--log-level", "warning"],
-        "gunicorn": ["gunicorn", "-c", "config/gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", "--workers", "1",
+        "gunicorn": ["gunicorn", "-c", "config/gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
                      "config.wsgi:application"],
     }  # fmt: skip
     process = subprocess.Popen(
