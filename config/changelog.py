@@ -20,6 +20,12 @@ CHANGES = (
     Change(date(2026, 12, 23), "removed",
            "The camelCase duplicates coverageComplete and coverageGaps leave vessel monitor verdicts "
            "(baseline_verdict, previous_verdict); coverage_complete and coverage_gaps stay."),
+    Change(date(2026, 11, 23), "fixed",
+           "Syria's waters are no longer scored as a comprehensively sanctioned state's (the US, UK and EU "
+           "lifted their country-wide Syria measures in 2025): eez_transit names the measures that remain, "
+           "risk_category is listed_area (the JWC still lists its 12 nm band) and a passage there is no longer "
+           "floored as sanctioned_eez_transit. In cargo screenings a Syrian country or port reads as a sectoral "
+           "regime (AMBER) instead of a comprehensive one (RED); arms to Syria stay RED."),
     Change(date(2026, 11, 23), "added",
            "Deprecation (RFC 9745) and Link rel=deprecation headers on answers that carry a deprecated part: "
            "voyage assessments (source_status) and vessel monitors (coverageComplete, coverageGaps)."),

@@ -212,3 +212,14 @@ def test_closed_passages_reroute_the_corridor(key, assess):
 def test_unknown_passages_are_refused(key, assess):
     fields = _violation(assess(key, {"origin": "NLRTM", "destination": "SGSIN", "closed_passages": ["kiel"]}))
     assert fields == ["route.closed_passages"]
+
+
+def test_syrian_waters_are_listed_but_no_longer_floored_as_a_sanctioned_state(key, assess):
+    """The US, UK and EU lifted their country-wide Syria measures in 2025; arms, security and
+    targeted measures remain, and the JWC still lists Syria's 12 nm band."""
+    body = assess(key, {"origin": "TRMER", "destination": "SYLTK"}).json()
+    syria = next(r for r in body["eez_transit"] if r["country_code"] == "SY")
+    assert syria["risk_category"] == "listed_area"
+    assert syria["sanctions"]["is_sanctioned"] is True
+    assert not any("comprehensive" in regime.lower() for regime in syria["sanctions"]["regimes"])
+    assert body["score_floor"]["basis"] != "sanctioned_eez_transit"

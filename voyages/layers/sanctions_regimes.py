@@ -1,8 +1,9 @@
 """Country sanctions regimes that matter to a passage through a state's waters (project-written table).
 
 Comprehensive regimes prohibit most dealings with the country; sectoral regimes restrict
-named sectors (energy, shipping, finance). Written as facts from the US (OFAC), EU and UK
-programmes in force in 2025; an operator re-checks the table on each programme change.
+named sectors (energy, shipping, finance) or keep arms and security measures and targeted listings.
+Written as facts from the US (OFAC), EU and UK programmes in force in 2025 (Syria re-checked in
+November 2026); an operator re-checks the table on each programme change.
 """
 
 from __future__ import annotations
@@ -13,7 +14,19 @@ SECTORAL = "sectoral"
 REGIMES: dict[str, tuple[str, tuple[str, ...]]] = {
     "IR": (COMPREHENSIVE, ("US OFAC Iran (comprehensive)", "EU Iran restrictive measures", "UK Iran sanctions")),
     "KP": (COMPREHENSIVE, ("UN Security Council 1718", "US OFAC North Korea (comprehensive)", "EU DPRK")),
-    "SY": (COMPREHENSIVE, ("US OFAC Syria", "EU Syria restrictive measures")),
+    # No longer comprehensive: the US ended its Syria program on 1 July 2025 (EO 14312; the Syrian
+    # Sanctions Regulations were removed in August 2025), the UK revoked its sectoral and financial
+    # measures on 25 April 2025 and the EU lifted its economic measures on 28 May 2025. What remains is
+    # targeted at the former Assad regime and kept on security grounds (arms, chemical weapons,
+    # equipment for internal repression), the shape of the other sectoral rows.
+    "SY": (
+        SECTORAL,
+        (
+            "US OFAC Promoting Accountability for Assad and Regional Stabilization (EO 13894 as amended)",
+            "EU Syria restrictive measures on security grounds",
+            "UK Syria sanctions (as amended 25 April 2025)",
+        ),
+    ),
     "CU": (COMPREHENSIVE, ("US OFAC Cuba (comprehensive embargo)",)),
     "RU": (SECTORAL, ("EU Russia sectoral (incl. oil price cap)", "UK Russia sanctions", "US OFAC Russia (EO 14024)")),
     "BY": (SECTORAL, ("EU Belarus sectoral", "UK Belarus sanctions", "US OFAC Belarus")),
