@@ -94,7 +94,6 @@ STATE_DEPENDENT_FIELDS: dict[str, tuple[str, ...]] = {
     "POST /api/v1/fleets": ("imos[",),
     "PATCH /api/v1/fleets/{fleet_id}": ("imos[", "add_imos[", "remove_imos["),
     # The webhook URL's host must resolve to public addresses, judged when the request arrives.
-    # (The https:// scheme is a static rule the document does not yet publish: webhooks/api/views.py.)
     "POST /api/v1/webhook-endpoints": ("url",),
     "PATCH /api/v1/webhook-endpoints/{endpoint_id}": ("url",),
 }

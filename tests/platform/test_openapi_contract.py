@@ -98,6 +98,23 @@ def test_the_keyless_check_publishes_its_imo_pattern_and_keys_their_bounds(docum
     assert (key["schema"]["minLength"], key["schema"]["maxLength"]) == (1, 255)
 
 
+def test_the_webhook_url_publishes_its_https_rule(document):
+    import re
+
+    for path, method in (
+        ("/api/v1/webhook-endpoints", "post"),
+        ("/api/v1/webhook-endpoints/{endpoint_id}", "patch"),
+    ):
+        body = document["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"]
+        name = body["$ref"].rsplit("/", 1)[-1]
+        url = document["components"]["schemas"][name]["properties"]["url"]
+        patterns = [url.get("pattern", "")] + [part["pattern"] for part in url.get("allOf", []) if "pattern" in part]
+        for accepted in ("https://hooks.example.com/in?x=1", "HTTPS://hooks.example.com/in"):
+            assert all(re.search(p, accepted) for p in patterns), (accepted, patterns)
+        assert not all(re.search(p, "http://hooks.example.com/in") for p in patterns), patterns
+        assert not all(re.search(p, "hooks.example.com/in") for p in patterns), patterns
+
+
 def test_the_fuel_types_are_a_closed_list(document):
     route = document["components"]["schemas"]["RouteRequestSchemaRequest"]["properties"]["fuel_type"]
     assert "HFO" in str(route) and "methanol" in str(route)

@@ -21,8 +21,16 @@ from webhooks.selectors import DeliveryFilter, EndpointFilter
 SCOPE = "webhooks:manage"
 
 
+class HttpsUrlField(StrictStringField):
+    """The receiver's URL. Whether its host is public is judged when the request arrives
+    (webhooks.services.check_url); the document publishes the part a pattern can state."""
+
+    # https:// in any letter case (leading white space is trimmed), then no control character.
+    published_pattern = "^\\s*[Hh][Tt][Tt][Pp][Ss]://[^\\x00-\\x1f\\x7f-\\x9f]+$"
+
+
 class EndpointInput(serializers.Serializer):
-    url = StrictStringField(max_length=2000, help_text="Public https:// URL that receives the signed events")
+    url = HttpsUrlField(max_length=2000, help_text="Public https:// URL that receives the signed events")
     event_types = serializers.ListField(
         child=serializers.ChoiceField(choices=list(EVENT_TYPES)),
         required=False,
@@ -34,7 +42,7 @@ class EndpointInput(serializers.Serializer):
 
 
 class EndpointUpdate(EndpointInput):
-    url = StrictStringField(max_length=2000, required=False)
+    url = HttpsUrlField(max_length=2000, required=False)
     enabled = StrictBooleanField(required=False)
 
 
