@@ -17,11 +17,11 @@ what a response does not already carry (a view's own choice always wins):
 - Strict-Transport-Security in production (SERVICE_MODE=production) on requests that arrived over
   HTTPS (directly or through a proxy's X-Forwarded-Proto, as settings trust it).
 
-Inline scripts: the reference page (Redoc's start-up) and the new-key page (the copy button) carry
-one each, so pages allow inline scripts — unless a template renders `{{ request.csp_nonce }}` into
-its script tags: then that page's policy allows only scripts from our origin and those carrying the
-nonce (CSP level 2), and an injected inline script does not run. Inline styles stay allowed (style
-attributes in the templates, Redoc's generated styles).
+Scripts on pages come from our origin only: a page that needs an inline script renders
+`{{ request.csp_nonce }}` into its script tag (the reference page's Redoc start-up, the new-key
+page's copy button), and that page's policy then also allows scripts carrying the nonce (CSP
+level 2). An injected inline script or event-handler attribute never runs. Inline styles stay
+allowed (style attributes in the templates, Redoc's generated styles).
 
 /mcp is served by the MCP SDK's ASGI app beside Django (config.asgi), not through this middleware:
 `with_security_headers(app)` wraps an ASGI app to send the same API headers.
@@ -52,7 +52,6 @@ PAGE_POLICY_PARTS = (
     "form-action 'self'",
     "frame-ancestors 'none'",
 )
-SCRIPTS_WITH_INLINE = "'self' 'unsafe-inline'"
 
 ALWAYS = (
     ("X-Content-Type-Options", "nosniff"),
@@ -74,8 +73,8 @@ class CspNonce:
 
 
 def page_policy(nonce: CspNonce | None = None) -> str:
-    """The HTML pages' policy: strict scripts when the page used the nonce, inline scripts otherwise."""
-    scripts = f"'self' 'nonce-{nonce.value}'" if nonce is not None and nonce.rendered else SCRIPTS_WITH_INLINE
+    """The HTML pages' policy: scripts from our origin, and those carrying the nonce the page rendered."""
+    scripts = f"'self' 'nonce-{nonce.value}'" if nonce is not None and nonce.rendered else "'self'"
     return "; ".join(PAGE_POLICY_PARTS).format(scripts=scripts)
 
 

@@ -47,6 +47,9 @@ def test_a_new_key_is_shown_once_with_a_copy_button_and_its_prefix(client, accou
     key = ApiKey.objects.get(account=account)
     assert raw.startswith("svc_test_") and raw[len("svc_test_") :].startswith(key.lookup)
     assert 'id="copy-key"' in html and "shown only this once" in html
+    # The copy button's script runs under the page's strict script policy: it carries the page's nonce.
+    nonce = re.search(r'<script nonce="([^"]+)">', html).group(1)
+    assert f"script-src 'self' 'nonce-{nonce}'" in response["Content-Security-Policy"]
     assert key.display_prefix in html and key.label == "ci pipeline"
     assert key.scopes == list(ALL_SCOPES) and key.allowed_ips == []
     listing = client.get("/keys").content.decode()

@@ -91,6 +91,7 @@ def test_sign_up_confirm_create_call_revoke_and_see_401(page, live_server, tmp_p
     raw = page.input_value("#raw-key")
     assert re.fullmatch(r"svc_test_[A-Za-z0-9]{40}", raw)
     page.click("#copy-key")
+    page.wait_for_function("document.getElementById('copy-status').textContent.length > 0")  # its script ran
     shot(page, "06-key-shown-once")
 
     usage = requests.get(f"{base}/api/v1/usage", headers={"Authorization": f"Bearer {raw}"}, timeout=30)

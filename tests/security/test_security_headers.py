@@ -8,6 +8,7 @@ is checked through `with_security_headers`, the wrapper config.asgi puts around 
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import threading
 from wsgiref.simple_server import WSGIRequestHandler, make_server
@@ -110,6 +111,19 @@ def test_a_page_that_renders_the_nonce_allows_only_scripts_carrying_it():
     assert "'unsafe-inline'" not in response["Content-Security-Policy"].split("script-src", 1)[1].split(";")[0]
     plain = SecurityHeadersMiddleware(lambda request: HttpResponse("<p>no scripts</p>"))(RequestFactory().get("/"))
     assert plain["Content-Security-Policy"] == page_policy()
+    assert "script-src 'self';" in plain["Content-Security-Policy"]  # no inline script runs on any page
+
+
+@pytest.mark.parametrize("page", ["/api/v1/docs", "/changelog", "/signup", "/admin/login/"])
+def test_no_page_allows_inline_scripts_without_its_nonce(security_headers, client, page):
+    response = client.get(page)
+    scripts = response["Content-Security-Policy"].split("script-src ", 1)[1].split(";")[0]
+    assert "'unsafe-inline'" not in scripts and "'unsafe-hashes'" not in scripts
+    html = response.content.decode()
+    for tag in re.findall(r"<script(?![^>]*\bsrc=)[^>]*>", html):  # every inline script carries the nonce
+        nonce = re.search(r'nonce="([^"]+)"', tag)
+        assert nonce and f"'nonce-{nonce.group(1)}'" in scripts, (page, tag)
+    assert not re.search(r"<[a-z]+[^>]*\son[a-z]+=", html), page  # no event-handler attributes
 
 
 def _asgi_get(app, method: str, path: str, headers: list[tuple[bytes, bytes]]) -> tuple[int, dict[str, str]]:  # type: ignore[no-untyped-def]
