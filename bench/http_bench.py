@@ -5,9 +5,9 @@
 
 Starts its own stack (nothing on the machine's PostgreSQL or Redis is touched): a throwaway
 PostgreSQL and Redis on free ports (tests/drills/stack.py), `migrate`, `seed_demo`, with
-`--world full` the full-scale synthetic world (bench/synthetic_world.py), and gunicorn
-`config.wsgi:application --workers W --threads T --worker-class gthread` (the README production
-shape) on them. It issues live keys for paid accounts opened on 2026-09-01 (5,000 screenings a
+`--world full` the full-scale synthetic world (bench/synthetic_world.py), and the Procfile's `web`
+line (gunicorn with config/gunicorn.conf.py, W workers x T gthread threads: the production shape)
+on them. It issues live keys for paid accounts opened on 2026-09-01 (5,000 screenings a
 month each, no free-account pause) and drives three phases with wrk (-t2 -c<connections>), each
 after a short warm-up:
 
@@ -49,7 +49,13 @@ from types import FrameType
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.drills.stack import DrillPostgres, DrillRedis, free_port, missing_tools  # noqa: E402
+from tests.drills.stack import (  # noqa: E402
+    DrillPostgres,
+    DrillRedis,
+    free_port,
+    missing_tools,
+    start_from_procfile,
+)
 
 WRK = "/usr/bin/wrk"
 # GREEN demo hulls (README "Demo world"): charged screenings that take the whole path, vetting included.
@@ -243,33 +249,19 @@ class BenchStack:
         return done.stdout
 
     def start_gunicorn(self) -> None:
-        self.server_log = open(self.folder / "gunicorn.log", "ab")  # noqa: SIM115
-        self.server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "config.wsgi:application",
-                "--bind",
-                f"127.0.0.1:{self.port}",
-                "--workers",
-                str(self.workers),
-                "--threads",
-                str(self.threads),
-                "--worker-class",
-                "gthread",
-                "--timeout",
-                "120",
-                "--graceful-timeout",
-                "5",
-                "--log-level",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=self.env,
-            stdout=self.server_log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+        """The Procfile's `web` line, as production runs it, on this stack's port and concurrency."""
+        env = {
+            **self.env,
+            "GUNICORN_BIND": f"127.0.0.1:{self.port}",
+            "WEB_CONCURRENCY": str(self.workers),
+            "GUNICORN_THREADS": str(self.threads),
+        }
+        self.server = start_from_procfile(
+            "web",
+            env,
+            self.folder / "gunicorn.log",
+            extra=("--graceful-timeout", "5", "--log-level", "warning"),
+            new_session=True,
         )
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
