@@ -8,8 +8,8 @@ PostgreSQL and Redis on free ports (tests/drills/stack.py), `migrate`, one live 
 webhook endpoint on a real local HTTPS receiver (tests/support/tls.py, a self-signed certificate
 the workers trust through REQUESTS_CA_BUNDLE, OUTBOUND_ALLOW_LOOPBACK=1; TCP_NODELAY on, as real
 receivers have it), and one Celery worker
-as the README production shape runs it: `celery -A config worker` (prefork, concurrency = the
-CPU count unless --concurrency; bin/run passes 2). No beat: this process runs
+as production runs it: the Procfile's `worker` line (prefork; concurrency = the CPU count unless
+--concurrency; the Procfile's default is 2). No beat: this process runs
 `webhooks.delivery.sweep()` every WEBHOOK_SWEEP_SECONDS, as beat would, and reports what it did.
 
 Events are emitted by a separate Django process with `webhooks.events.emit(...)`, each in its own
@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from common import percentile, setup_django  # noqa: E402
 
-from tests.drills.stack import DrillPostgres, DrillRedis, missing_tools  # noqa: E402
+from tests.drills.stack import DrillPostgres, DrillRedis, missing_tools, start_from_procfile  # noqa: E402
 from tests.support.tls import HttpsReceiver, start_https_receiver  # noqa: E402
 
 # Environment passed through from the caller; everything else (DATABASE_URL, REDIS_URL, ...) is
@@ -140,15 +140,10 @@ class Stack:
             raise RuntimeError(f"bench subprocess failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         return done.stdout
 
-    def start_worker(self, concurrency: int | None) -> None:
-        command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=WARNING"]
-        if concurrency:
-            command.append(f"--concurrency={concurrency}")
-        self.worker_log = open(self.folder / "worker.log", "ab")  # noqa: SIM115
-        self.worker = subprocess.Popen(
-            command, cwd=ROOT, env=self.env, stdout=self.worker_log, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
+    def start_worker(self, concurrency: int) -> None:
+        """The Procfile's `worker` line, as production runs it, with `concurrency` processes."""
+        env = {**self.env, "CELERY_LOG_LEVEL": "WARNING", "CELERY_CONCURRENCY": str(concurrency)}
+        self.worker = start_from_procfile("worker", env, self.folder / "worker.log", new_session=True)
 
     def worker_children(self) -> int:
         if self.worker is None:
@@ -299,7 +294,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, interrupted)
     concurrency = args.concurrency or os.cpu_count() or 1
     print(
-        f"webhook bench: one worker `celery -A config worker` (prefork, concurrency {concurrency}"
+        f"webhook bench: one worker, the Procfile's `worker` line (prefork, concurrency {concurrency}"
         f"{'' if args.concurrency else ', the default: CPU count'}), PostgreSQL + Redis of its own, "
         f"a local HTTPS receiver answering 200; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}",
         flush=True,
@@ -322,7 +317,7 @@ def main() -> None:
         # This process sweeps as beat would, on the stack's database and broker.
         os.environ.update(stack.env)
         setup_django()
-        stack.start_worker(args.concurrency or None)
+        stack.start_worker(concurrency)
         sweeper = Sweeper()
         sweeper.start()
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -19,7 +18,7 @@ from urllib.parse import parse_qs, urlparse
 
 import requests
 
-from tests.drills.stack import ROOT, DrillStack, free_port
+from tests.drills.stack import DrillStack, free_port, start_from_procfile
 
 
 def issue_keys(drill: DrillStack, count: int, *, prefix: str, environment: str = "live") -> list[str]:
@@ -69,22 +68,20 @@ class ExtraServer:
 
     def __init__(self, drill: DrillStack, *, workers: int = 1, threads: int = 4, **env: str) -> None:
         self.port = free_port()
-        self.log = open(drill.folder / f"gunicorn-extra-{self.port}.log", "ab")  # noqa: SIM115
+        self.log_path = drill.folder / f"gunicorn-extra-{self.port}.log"
         # The production command (the Procfile's `web`: config/gunicorn.conf.py), on a port of its own.
         environment = {
             **drill.env, "GUNICORN_BIND": f"127.0.0.1:{self.port}", "WEB_CONCURRENCY": str(workers),
             "GUNICORN_THREADS": str(threads), **env,
         }  # fmt: skip
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py", "config.wsgi:application",
-             "--timeout", "120", "--graceful-timeout", "5"],
-            cwd=ROOT, env=environment, stdout=self.log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        self.process = start_from_procfile(
+            "web", environment, self.log_path, extra=("--timeout", "120", "--graceful-timeout", "5")
+        )
         deadline = time.monotonic() + 120  # a shared machine may take a minute to boot the workers
         while not self._healthy():
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"the extra gunicorn did not come up (see {self.log.name})")
+                raise RuntimeError(f"the extra gunicorn did not come up (see {self.log_path})")
             time.sleep(0.1)
 
     @property
@@ -105,7 +102,6 @@ class ExtraServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
-        self.log.close()
 
 
 class ScriptedRegister:
