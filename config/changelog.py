@@ -25,7 +25,9 @@ CHANGES = (
            "lifted their country-wide Syria measures in 2025): eez_transit names the measures that remain, "
            "risk_category is listed_area (the JWC still lists its 12 nm band) and a passage there is no longer "
            "floored as sanctioned_eez_transit. In cargo screenings a Syrian country or port reads as a sectoral "
-           "regime (AMBER) instead of a comprehensive one (RED); arms to Syria stay RED."),
+           "regime (AMBER) instead of a comprehensive one (RED); arms to Syria stay RED. Iran's regimes name the "
+           "UN Security Council's 1737 measures, reinstated on 27 September 2025; Somalia's name resolution 2713 "
+           "(al-Shabaab), which replaced the 751 regime."),
     Change(date(2026, 11, 23), "added",
            "Deprecation (RFC 9745) and Link rel=deprecation headers on answers that carry a deprecated part: "
            "voyage assessments (source_status) and vessel monitors (coverageComplete, coverageGaps)."),

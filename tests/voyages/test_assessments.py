@@ -84,6 +84,7 @@ def test_a_lane_through_iranian_waters_is_floored_as_sanctioned_eez_transit(key,
     body = assess(key, {"origin": "INBOM", "destination": "AEJEA"}).json()
     iran = next(r for r in body["eez_transit"] if r["country_code"] == "IR")
     assert iran["sanctions"]["is_sanctioned"] is True and iran["sanctions"]["regimes"]
+    assert "UN Security Council 1737 (Iran)" in iran["sanctions"]["regimes"]  # reinstated 27 September 2025
     assert body["score_floor"]["basis"] == "sanctioned_eez_transit"
 
 

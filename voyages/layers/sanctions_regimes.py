@@ -12,7 +12,16 @@ COMPREHENSIVE = "comprehensive"
 SECTORAL = "sectoral"
 
 REGIMES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "IR": (COMPREHENSIVE, ("US OFAC Iran (comprehensive)", "EU Iran restrictive measures", "UK Iran sanctions")),
+    "IR": (
+        COMPREHENSIVE,
+        (
+            "US OFAC Iran (comprehensive)",
+            "EU Iran restrictive measures",
+            "UK Iran sanctions",
+            # Reinstated on 27 September 2025 when the snapback of resolution 2231 ran its course.
+            "UN Security Council 1737 (Iran)",
+        ),
+    ),
     "KP": (COMPREHENSIVE, ("UN Security Council 1718", "US OFAC North Korea (comprehensive)", "EU DPRK")),
     # No longer comprehensive: the US ended its Syria program on 1 July 2025 (EO 14312; the Syrian
     # Sanctions Regulations were removed in August 2025), the UK revoked its sectoral and financial
@@ -34,7 +43,8 @@ REGIMES: dict[str, tuple[str, tuple[str, ...]]] = {
     "MM": (SECTORAL, ("US OFAC Burma", "EU Myanmar", "UK Myanmar")),
     "LY": (SECTORAL, ("UN Security Council 1970 (Libya)", "EU Libya")),
     "YE": (SECTORAL, ("UN Security Council 2140 (Yemen)",)),
-    "SO": (SECTORAL, ("UN Security Council 751 (Somalia)",)),
+    # Resolution 2713 (2023) turned the Somalia regime of resolution 751 into one on al-Shabaab.
+    "SO": (SECTORAL, ("UN Security Council 2713 (al-Shabaab)",)),
     "SD": (SECTORAL, ("UN Security Council 1591 (Sudan)", "EU Sudan")),
 }
 
