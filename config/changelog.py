@@ -21,6 +21,10 @@ CHANGES = (
            "The camelCase duplicates coverageComplete and coverageGaps leave vessel monitor verdicts "
            "(baseline_verdict, previous_verdict); coverage_complete and coverage_gaps stay."),
     Change(date(2026, 11, 23), "fixed",
+           "MCP tool calls hand their database connection back when they end and drop one the database closed "
+           "in between: after a database restart or failover a tool call answered internal_error (keyless tools "
+           "until the MCP process restarted)."),
+    Change(date(2026, 11, 23), "fixed",
            "Syria's waters are no longer scored as a comprehensively sanctioned state's (the US, UK and EU "
            "lifted their country-wide Syria measures in 2025): eez_transit names the measures that remain, "
            "risk_category is listed_area (the JWC still lists its 12 nm band) and a passage there is no longer "

@@ -16,7 +16,6 @@ from functools import lru_cache
 from typing import Annotated, Any
 from urllib.parse import quote
 
-from asgiref.sync import sync_to_async
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
@@ -230,11 +229,11 @@ async def _call(
     body: dict[str, Any] | None = None,
     idempotency_key: str | None = None,
 ) -> dict[str, Any]:
-    from mcp_bridge.tools import _address, _header, _request_id
+    from mcp_bridge.tools import _address, _header, _request_id, run_like_a_request
 
-    return await sync_to_async(_call_sync)(
-        TOOLS[name], _header(ctx, "authorization"), _address(ctx), _request_id(ctx), path_values or {}, query,
-        body, idempotency_key,
+    return await run_like_a_request(
+        _call_sync, TOOLS[name], _header(ctx, "authorization"), _address(ctx), _request_id(ctx), path_values or {},
+        query, body, idempotency_key,
     )  # fmt: skip
 
 

@@ -98,7 +98,8 @@ def call(
     if method in {"POST", "PATCH", "DELETE"}:
         environ["HTTP_IDEMPOTENCY_KEY"] = idempotency_key or fresh_idempotency_key()
     # get_response runs the whole middleware chain and the view, but not the request_started /
-    # request_finished signals: those close database connections, which belong to the MCP request.
+    # request_finished signals: the tool call's frame (mcp_bridge.tools.run_like_a_request) does their
+    # connection handling once around the whole call.
     response = _handler.get_response(WSGIRequest(environ))
     content = b"".join(response) if response.streaming else response.content
     try:

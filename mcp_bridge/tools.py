@@ -14,9 +14,12 @@ pydantic's own texts never reach the caller (`VesselToolServer.call_tool`).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.db import close_old_connections
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from pydantic import ValidationError
@@ -164,6 +167,23 @@ def _message_of(error: ApiError) -> str:
     return f"{error.message} {details}".strip() if details else error.message
 
 
+async def run_like_a_request(body: Callable[..., Any], *args: Any) -> Any:
+    """Run a tool's synchronous body in asgiref's worker thread as Django runs a request: a connection
+    left broken or obsolete is dropped first (one the database closed since, after a restart or a
+    failover), and the connection is handed back when the body ends. Django does this around its
+    requests through the request_started/request_finished signals, which a tool call never sends."""
+
+    @functools.wraps(body)
+    def framed(*inner: Any) -> Any:
+        close_old_connections()
+        try:
+            return body(*inner)
+        finally:
+            close_old_connections()
+
+    return await sync_to_async(framed)(*args)
+
+
 def check_vessel_sync(imo: str, address: str, request_id: str) -> dict[str, Any]:
     from screening import keyless
     from screening.imo import InvalidImoPath, parse_keyless_imo
@@ -203,7 +223,7 @@ class VesselToolServer(MCPServer):
         from mcp_bridge.keyed_tools import output_schemas
 
         tools = await super().list_tools()
-        schemas = await sync_to_async(output_schemas)()
+        schemas = await run_like_a_request(output_schemas)
         return [
             tool.model_copy(update={"output_schema": schemas[tool.name]}) if tool.name in schemas else tool
             for tool in tools
@@ -241,14 +261,14 @@ def build_server() -> MCPServer:
         description="Keyless vessel check by IMO number: sanctions verdict, ownership opacity, vetting grade.",
     )
     async def check_vessel(imo: str, ctx: Context) -> dict[str, Any]:
-        return await sync_to_async(check_vessel_sync)(imo, _address(ctx), _request_id(ctx))
+        return await run_like_a_request(check_vessel_sync, imo, _address(ctx), _request_id(ctx))
 
     @server.tool(
         structured_output=True,
         description="Resolve a port name or UN/LOCODE to routable ports, best match first (keyless).",
     )
     async def find_port(query: str, ctx: Context, limit: int = 10) -> dict[str, Any]:
-        return await sync_to_async(find_port_sync)(query, limit, _address(ctx), _request_id(ctx))
+        return await run_like_a_request(find_port_sync, query, limit, _address(ctx), _request_id(ctx))
 
     from mcp_bridge import keyed_tools
 
