@@ -265,6 +265,9 @@ VOYAGE_BATCH_SWEEP_SECONDS = env_int("VOYAGE_BATCH_SWEEP_SECONDS", 60)
 SCREENING_BATCH_ITEM_LEASE_SECONDS = env_int("SCREENING_BATCH_ITEM_LEASE_SECONDS", 120)
 SCREENING_BATCH_ITEM_MAX_ATTEMPTS = env_int("SCREENING_BATCH_ITEM_MAX_ATTEMPTS", 3)
 SCREENING_BATCH_DEADLINE_SECONDS = env_int("SCREENING_BATCH_DEADLINE_SECONDS", 1800)
+# Automatic resolution (screening/resolution.py): a due follow-up is claimed under this lease before
+# it is re-screened; a run that dies mid-attempt leaves it to the next beat tick once the lease lapses.
+FOLLOW_UP_LEASE_SECONDS = env_int("FOLLOW_UP_LEASE_SECONDS", 120)
 
 # Webhook deliveries (webhooks/delivery.py). Retries wait these many seconds after each failed
 # attempt (plus or minus 10 % jitter): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, so a delivery

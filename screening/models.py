@@ -143,6 +143,12 @@ class FollowUp(models.Model):
     resolved_screening = models.ForeignKey(
         Screening, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    claims = models.PositiveIntegerField(
+        default=0, help_text="How many times a runner claimed a due attempt; the number fences each claim."
+    )
+    lease_expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="While an attempt runs: when its claim lapses and another run may take it."
+    )
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -3,16 +3,27 @@
 Schedule: cause identity gives up to six attempts over up to 30 days; cause coverage gives
 denser attempts and gives up after 7 days. The first slot is sanctions.retry_after when
 present. A slot due while the allowance is exhausted waits for the reset and does not count.
+
+Runs overlap (a slow beat tick, an acks-late redelivery, two workers), so an attempt is claimed
+before it runs: `claim` takes a due follow-up, unchanged since it was read, under a lease and one
+more claim number; `settle` writes the attempt's outcome only while that claim still holds,
+inside the transaction that writes the outcome (the record, the unit, the event), and raises
+LeaseLost otherwise so that all of it rolls back. One due slot is therefore re-screened, charged
+and answered once, however many runs read it.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
-from django.db.models import Q
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from config.api.timefmt import rfc3339
+from jobs.flow import LeaseLost
 from screening.models import FollowUp, Screening
 
 MAX_ATTEMPTS = 6
@@ -36,6 +47,8 @@ OFFSETS = {
         timedelta(days=6, hours=20),
     ),
 }
+# Attempts of an enrolment race before giving up (each loser joins the winner's follow-up).
+_ENROL_TRIES = 3
 
 
 def slot_time(follow_up: FollowUp, attempt_index: int) -> datetime:
@@ -70,23 +83,53 @@ def enroll(
     """Open a follow-up for the record about to be inserted as `screening_id`, or point the hull's
     open one at it (call inside the transaction that inserts the record; the key is deferred).
 
-    A newer INCOMPLETE answers nothing, so the older record keeps superseded_by null: it
-    stays on the same follow-up and gains superseded_by only when a verdict answers it."""
+    Concurrent screenings of one hull may all find none open: the first insert wins and the others
+    join it (the one-open-per-hull constraint refuses their inserts), so each answers INCOMPLETE on
+    the hull's one follow-up. A newer INCOMPLETE answers nothing, so the older record keeps
+    superseded_by null: it stays on the same follow-up and gains superseded_by only when a verdict
+    answers it."""
     if open_follow_up_id is not None:
-        existing = FollowUp.objects.get(pk=open_follow_up_id)
-        existing.screening_id = screening_id
-        existing.save(update_fields=["screening", "updated_at"])
-        return existing
-    return FollowUp.objects.create(
-        account_id=account_id,
-        environment=environment,
-        imo=imo,
-        screening_id=screening_id,
-        cause=cause,
-        max_attempts=MAX_ATTEMPTS,
-        next_attempt_at=retry_after or now + OFFSETS[cause][0],
-        expires_at=now + WINDOW[cause],
-        created_at=now,
+        joined = _point_open_follow_up_at(Q(pk=open_follow_up_id), screening_id, now)
+        if joined is not None:
+            return joined
+    for _ in range(_ENROL_TRIES):
+        try:
+            with transaction.atomic():  # a savepoint: a refused insert leaves the caller's transaction usable
+                return FollowUp.objects.create(
+                    account_id=account_id,
+                    environment=environment,
+                    imo=imo,
+                    screening_id=screening_id,
+                    cause=cause,
+                    max_attempts=MAX_ATTEMPTS,
+                    next_attempt_at=retry_after or now + OFFSETS[cause][0],
+                    expires_at=now + WINDOW[cause],
+                    created_at=now,
+                )
+        except IntegrityError:
+            hull = Q(account_id=account_id, environment=environment, imo=imo)
+            joined = _point_open_follow_up_at(hull, screening_id, now)
+            if joined is not None:
+                return joined
+    raise RuntimeError(f"could not enrol hull {imo}: its open follow-up kept changing")
+
+
+def _point_open_follow_up_at(which: Q, screening_id: str, now: datetime) -> FollowUp | None:
+    """Point the open follow-up matching `which` at the new record; None when none is open (any more)."""
+    open_ones = FollowUp.objects.filter(which, status=FollowUp.Status.PENDING)
+    if not open_ones.update(screening_id=screening_id, updated_at=now):
+        return None
+    return open_ones.first()
+
+
+def open_follow_up_locked(follow_up_id: int) -> FollowUp | None:
+    """The follow-up a verdict is about to answer, locked to the end of the transaction; None when it
+    was answered or given up meanwhile (another screening or attempt got there first)."""
+    return (
+        FollowUp.objects.select_for_update(of=("self",))
+        .select_related("screening")
+        .filter(pk=follow_up_id, status=FollowUp.Status.PENDING)
+        .first()
     )
 
 
@@ -98,40 +141,71 @@ def supersede(follow_up: FollowUp, answer: Screening) -> None:
     Screening.objects.filter(
         Q(pk=follow_up.screening_id) | Q(follow_up=follow_up), status="INCOMPLETE", superseded_by__isnull=True
     ).update(superseded_by=answer)
+    FollowUp.objects.filter(pk=follow_up.pk).update(
+        status=FollowUp.Status.RESOLVED, resolved_screening=answer, updated_at=answer.screened_at
+    )
     follow_up.status = FollowUp.Status.RESOLVED
     follow_up.resolved_screening = answer
-    follow_up.save(update_fields=["status", "resolved_screening", "updated_at"])
 
 
-def advance(follow_up: FollowUp, now: datetime) -> None:
-    """An attempt ran and was still INCOMPLETE: count it and move to the next slot or give up."""
-    follow_up.attempts += 1
-    if follow_up.attempts >= follow_up.max_attempts:
-        follow_up.status = FollowUp.STATUS_UNRESOLVED
-    else:
-        upcoming = max(slot_time(follow_up, follow_up.attempts), now + timedelta(minutes=1))
-        if upcoming > follow_up.expires_at:
-            follow_up.status = FollowUp.STATUS_UNRESOLVED
-        else:
-            follow_up.next_attempt_at = upcoming
-    follow_up.save(update_fields=["attempts", "status", "next_attempt_at", "updated_at"])
+# --- attempts, claimed under a lease ---------------------------------------------------------
 
 
-def wait_for_reset(follow_up: FollowUp, reset_at: datetime | None) -> None:
-    """Allowance exhausted: the slot waits for the reset and does not count."""
-    if reset_at is None:
-        # A one-time allowance never resets; the schedule runs out instead of spending.
-        follow_up.status = FollowUp.STATUS_UNRESOLVED
-        follow_up.save(update_fields=["status", "updated_at"])
-        return
-    follow_up.next_attempt_at = reset_at
-    follow_up.save(update_fields=["next_attempt_at", "updated_at"])
+def lease_until(now: datetime) -> datetime:
+    return now + timedelta(seconds=settings.FOLLOW_UP_LEASE_SECONDS)
+
+
+def claim(follow_up: FollowUp, now: datetime) -> FollowUp | None:
+    """Take the attempt due on `follow_up` (as it was read) under a lease: the follow-up as claimed,
+    or None when another run holds it or it moved on since it was read (answered, advanced)."""
+    taken = (
+        FollowUp.objects.filter(
+            pk=follow_up.pk,
+            status=FollowUp.Status.PENDING,
+            attempts=follow_up.attempts,
+            next_attempt_at=follow_up.next_attempt_at,
+        )
+        .filter(Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now))
+        .update(claims=F("claims") + 1, lease_expires_at=lease_until(now), updated_at=now)
+    )
+    if not taken:
+        return None
+    return FollowUp.objects.select_related("screening", "account").get(pk=follow_up.pk)
+
+
+def settle(claimed: FollowUp, now: datetime, **fields: Any) -> None:
+    """Write the attempt's outcome `fields` and release the claim; call first inside the transaction
+    that writes the rest of the outcome. Raises LeaseLost when this claim no longer holds the
+    follow-up (its lease lapsed and another run took it, or a verdict answered it meanwhile)."""
+    held = FollowUp.objects.filter(pk=claimed.pk, status=FollowUp.Status.PENDING, claims=claimed.claims)
+    if not held.update(lease_expires_at=None, updated_at=now, **fields):
+        raise LeaseLost(claimed.pk)
+    for name, value in fields.items():
+        setattr(claimed, name, value)
+
+
+def release(claimed: FollowUp) -> None:
+    """An attempt failed before it settled: free the slot for the next run (nothing else changes)."""
+    FollowUp.objects.filter(pk=claimed.pk, claims=claimed.claims).update(lease_expires_at=None)
+
+
+def after_incomplete_attempt(follow_up: FollowUp, now: datetime) -> dict[str, Any]:
+    """An attempt ran and was still INCOMPLETE: the fields that count it and move it to its next
+    slot, or give it up (status unresolved) when none is left within the window."""
+    attempts = follow_up.attempts + 1
+    if attempts >= follow_up.max_attempts:
+        return {"attempts": attempts, "status": FollowUp.Status.UNRESOLVED}
+    upcoming = max(slot_time(follow_up, attempts), now + timedelta(minutes=1))
+    if upcoming > follow_up.expires_at:
+        return {"attempts": attempts, "status": FollowUp.Status.UNRESOLVED}
+    return {"attempts": attempts, "next_attempt_at": upcoming}
 
 
 def due(now: datetime | None = None, limit: int = 200) -> list[FollowUp]:
+    """Follow-ups whose slot is due and that no live claim holds, oldest slot first."""
     now = now or timezone.now()
     return list(
-        FollowUp.objects.filter(status=FollowUp.STATUS_PENDING, next_attempt_at__lte=now)
-        .select_related("screening", "account")
+        FollowUp.objects.filter(status=FollowUp.Status.PENDING, next_attempt_at__lte=now)
+        .filter(Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now))
         .order_by("next_attempt_at")[:limit]
     )

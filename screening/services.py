@@ -17,6 +17,7 @@ from config.api.ids import new_id
 from config.api.responses import to_json_bytes
 from config.api.timefmt import rfc3339
 from config.compiled_query import CompiledQuery
+from jobs.flow import LeaseLost
 from metering import concurrency, pace, quota
 from screening import engine, notices, resolution
 from screening.imo import ImoInputError, parse_screening_imo
@@ -30,6 +31,8 @@ ORIGIN_API = "api"
 ORIGIN_BATCH = "batch"
 ORIGIN_MONITOR = "monitor"
 ORIGIN_RESOLUTION = "resolution"
+# What attempt_follow_up did when another run held the attempt or it moved on meanwhile.
+FOLLOW_UP_SKIPPED = "skipped"
 REPEAT_WINDOW = timedelta(hours=24)
 
 
@@ -208,7 +211,7 @@ def create_screening(
         admission = line.admit()  # after the charge inserted this screening's metering event
         answered = None
         if not incomplete and history.open_follow_up_id is not None:
-            answered = FollowUp.objects.select_related("screening").get(pk=history.open_follow_up_id)
+            answered = resolution.open_follow_up_locked(history.open_follow_up_id)
         if incomplete and origin == ORIGIN_API and state.remaining < 1:
             raise quota.exhausted_error(state)  # nothing ran for the caller: 402 as a charged answer would be
         follow_up = (
@@ -345,46 +348,71 @@ def _unresolved_remedy(follow_up: FollowUp) -> str:
 
 
 def attempt_follow_up(follow_up: FollowUp, now: datetime | None = None) -> str:
-    """One scheduled re-screen of an open INCOMPLETE. Returns resolved, pending, waiting or unresolved."""
+    """One scheduled re-screen of an open INCOMPLETE, as read by the caller, under a claim.
+
+    Returns resolved, pending, waiting or unresolved; skipped when another run holds the attempt
+    or the follow-up moved on since it was read (nothing is written or charged then)."""
     now = now or timezone.now()
-    account = follow_up.account
-    if now >= follow_up.expires_at:
-        return _give_up(follow_up)
-    state = quota.current_state(account, follow_up.environment, quota.KIND_SCREENING, now)
+    claimed = resolution.claim(follow_up, now)
+    if claimed is None:
+        return FOLLOW_UP_SKIPPED
+    try:
+        return _attempt_claimed(claimed, now)
+    except LeaseLost:
+        logger.warning("follow-up %s attempt (claim %s) was taken over; nothing written", claimed.pk, claimed.claims)
+        return FOLLOW_UP_SKIPPED
+    except BaseException:
+        resolution.release(claimed)
+        raise
+
+
+def _attempt_claimed(claimed: FollowUp, now: datetime) -> str:
+    account = claimed.account
+    if now >= claimed.expires_at:
+        return _give_up(claimed, now)
+    state = quota.current_state(account, claimed.environment, quota.KIND_SCREENING, now)
     if state.remaining < 1:
+        # A slot due while the allowance is exhausted waits for the reset and does not count.
         reset = state.allowance.resets_at or now + timedelta(days=1)
-        if reset > follow_up.expires_at:
-            return _give_up(follow_up)
-        resolution.wait_for_reset(follow_up, reset)
+        if reset > claimed.expires_at:
+            return _give_up(claimed, now)
+        with transaction.atomic():
+            resolution.settle(claimed, now, next_attempt_at=reset)
         return "waiting"
-    original = follow_up.screening
+    original = claimed.screening
     result = engine.screen_hull(original.imo, check_digit_valid=True, include_vetting=True, now=now)
     if result.status == Verdict.INCOMPLETE:
-        resolution.advance(follow_up, now)
-        follow_up.refresh_from_db()
-        if follow_up.status == FollowUp.STATUS_UNRESOLVED:
-            return _give_up(follow_up)
+        outcome = resolution.after_incomplete_attempt(claimed, now)
+        if outcome.get("status") == FollowUp.Status.UNRESOLVED:
+            return _give_up(claimed, now, attempts=outcome["attempts"])
+        with transaction.atomic():
+            resolution.settle(claimed, now, **outcome)
         return "pending"
     request = ScreeningRequest(imo=original.imo, customer_reference=original.customer_reference or None)
-    create_screening(account, follow_up.environment, request, origin=ORIGIN_RESOLUTION, now=now, result=result)
+    with transaction.atomic():
+        # The claim is settled (and the follow-up row locked) first: the record that answers it,
+        # its unit and screening.resolved commit with it, or none of them does.
+        resolution.settle(claimed, now)
+        create_screening(account, claimed.environment, request, origin=ORIGIN_RESOLUTION, now=now, result=result)
     return "resolved"
 
 
-def _give_up(follow_up: FollowUp) -> str:
-    follow_up.status = FollowUp.STATUS_UNRESOLVED
-    follow_up.save(update_fields=["status", "updated_at"])
-    original = follow_up.screening
-    emit(
-        follow_up.account_id,
-        follow_up.environment,
-        "screening.unresolved",
-        {
-            "screening_id": original.id,
-            "imo": original.imo,
-            "customer_reference": original.customer_reference or None,
-            "cause": follow_up.cause,
-            "attempts": follow_up.attempts,
-            "remedy": _unresolved_remedy(follow_up),
-        },
-    )
+def _give_up(claimed: FollowUp, now: datetime, **fields: object) -> str:
+    """The schedule ran out: unresolved, and screening.unresolved, in one transaction under the claim."""
+    with transaction.atomic():
+        resolution.settle(claimed, now, status=FollowUp.Status.UNRESOLVED, **fields)
+        original = claimed.screening
+        emit(
+            claimed.account_id,
+            claimed.environment,
+            "screening.unresolved",
+            {
+                "screening_id": original.id,
+                "imo": original.imo,
+                "customer_reference": original.customer_reference or None,
+                "cause": claimed.cause,
+                "attempts": claimed.attempts,
+                "remedy": _unresolved_remedy(claimed),
+            },
+        )
     return "unresolved"
