@@ -2,24 +2,125 @@
 
 In production the REST API runs under gunicorn (WSGI) and this app serves /mcp; the
 embedded default serves everything from here.
+
+Request bodies reach both apps through `with_body_limit`, the ASGI side of config.wsgi's
+RequestBodies. A body sent with `Transfer-Encoding: chunked` has no Content-Length, and Django's
+ASGIHandler spools whatever arrives (no limit) while DRF reads a request without a Content-Length as
+empty. Such a body is read here up to MAX_REQUEST_BODY_BYTES and handed on with its length; once
+it passes the limit, reading stops and the answer is 413 request_too_large in the envelope (the
+server drops the rest of the body). A declared Content-Length past the limit is never read either:
+/mcp is refused here, and Django gets the request without its body and answers the 413 itself,
+after authenticating the key and with the access log entry, as under gunicorn. The size check is
+`config.api.middleware.oversized_body`, shared with the WSGI entry point and ApiErrorMiddleware.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-django_application = get_asgi_application()
+django_asgi_application = get_asgi_application()
 
+from config.api.middleware import oversized_body, too_large_answer  # noqa: E402
 from config.log_redaction import RedactKeys  # noqa: E402
 from config.security_headers import with_security_headers  # noqa: E402
 from mcp_bridge.asgi import build_mcp_application  # noqa: E402  (needs Django set up first)
 
+
+def _header(scope: dict[str, Any], name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+def _with_body(receive, body: bytes):  # type: ignore[no-untyped-def]
+    """A receive that hands the app `body` as the whole request body, then only what is not body
+    (the disconnect): whatever the client still sends of a body not passed on is dropped."""
+    delivered = False
+
+    async def replay() -> dict[str, Any]:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return message
+
+    return replay
+
+
+async def _refuse(scope: dict[str, Any], send, message: str) -> None:  # type: ignore[no-untyped-def]
+    """Answer 413 request_too_large in the envelope, with the API's security headers."""
+    headers, payload = too_large_answer(_header(scope, b"x-request-id"), message)
+
+    async def answer(scope, receive, send) -> None:  # type: ignore[no-untyped-def]
+        encoded = [(name.lower().encode(), value.encode("latin-1")) for name, value in headers]
+        await send({"type": "http.response.start", "status": 413, "headers": encoded})
+        await send({"type": "http.response.body", "body": payload})
+
+    await with_security_headers(answer)(scope, _nothing, send)
+
+
+async def _nothing() -> dict[str, Any]:
+    return {"type": "http.disconnect"}
+
+
+def with_body_limit(app, *, refuse_declared: bool):  # type: ignore[no-untyped-def]
+    """Hold an ASGI app's request bodies to MAX_REQUEST_BODY_BYTES (module docstring).
+
+    refuse_declared: a Content-Length past the limit is answered 413 here (/mcp); otherwise the app
+    gets the request without its body and answers from the declared length (Django's middleware).
+    """
+
+    async def limited(scope: dict[str, Any], receive, send) -> None:  # type: ignore[no-untyped-def]
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        declared = _header(scope, b"content-length")
+        if declared is not None:
+            try:
+                refusal = oversized_body(int(declared))
+            except ValueError:
+                refusal = None  # not a number: the app answers it (400 under /api)
+            if refusal is None:
+                await app(scope, receive, send)
+            elif refuse_declared:
+                await _refuse(scope, send, refusal)
+            else:
+                await app(scope, _with_body(receive, b""), send)
+            return
+        if "chunked" not in (_header(scope, b"transfer-encoding") or "").lower():
+            await app(scope, receive, send)
+            return
+
+        body = bytearray()
+        while True:  # at most the limit plus one message (the server hands on 64 KiB or so at a time)
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away mid-body: nobody to answer
+            body += message.get("body", b"")
+            refusal = oversized_body(len(body), chunked=True)
+            if refusal is not None:
+                await _refuse(scope, send, refusal)  # and read no further
+                return
+            if not message.get("more_body", False):
+                break
+        headers = [*scope.get("headers", []), (b"content-length", str(len(body)).encode())]
+        await app({**scope, "headers": headers}, _with_body(receive, bytes(body)), send)
+
+    return limited
+
+
+django_application = with_body_limit(django_asgi_application, refuse_declared=False)
 # /mcp is served beside Django, not through it: its answers get the same security headers here.
-mcp_application = with_security_headers(build_mcp_application())
+mcp_application = with_security_headers(with_body_limit(build_mcp_application(), refuse_declared=True))
 logging.getLogger("uvicorn.access").addFilter(RedactKeys())
 
 

@@ -4,7 +4,7 @@
 - A body sent with `Transfer-Encoding: chunked` has no Content-Length, and Django reads a request
   without one as empty. Such a body is read here (gunicorn decodes the chunks) up to the same size
   limit as any other and handed to Django with its length; a longer one is refused 413 in the
-  envelope.
+  envelope (`config.api.middleware.oversized_body`, the check config.asgi makes too).
 - A request refused before its body was read (413, 401, 404 ...) leaves the body on the
   connection. gunicorn drains at most 64 KiB of it and otherwise closes the keep-alive connection
   without a `Connection: close` (a client reusing it gets a transport error). The rest of the body
@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import io
-import json
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -55,40 +54,21 @@ class RequestBodies:
         if chunked and not environ.get("CONTENT_LENGTH"):
             from django.conf import settings
 
-            limit = settings.MAX_REQUEST_BODY_BYTES
-            body = original.read(limit + 1)
-            if len(body) > limit:
+            from config.api.middleware import oversized_body, too_large_answer
+
+            body = original.read(settings.MAX_REQUEST_BODY_BYTES + 1)
+            refusal = oversized_body(len(body), chunked=True)
+            if refusal is not None:
                 drain(original)
-                return self._too_large(environ, start_response, limit)
+                headers, payload = too_large_answer(environ.get("HTTP_X_REQUEST_ID"), refusal)
+                start_response("413 Request Entity Too Large", headers)
+                return [payload]
             environ["wsgi.input"] = io.BytesIO(body)
             environ["CONTENT_LENGTH"] = str(len(body))
         answer = self.app(environ, start_response)
         if original is not None and environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
             drain(original)
         return answer
-
-    @staticmethod
-    def _too_large(environ: dict[str, Any], start_response: Callable[..., Any], limit: int) -> Iterable[bytes]:
-        from config.api.ids import is_well_formed_request_id, new_request_id
-
-        sent = environ.get("HTTP_X_REQUEST_ID")
-        request_id = sent if is_well_formed_request_id(sent) else new_request_id()
-        payload = json.dumps(
-            {
-                "code": "request_too_large",
-                "message": f"The chunked request body is over the limit of {limit} bytes.",
-                "request_id": request_id,
-            }
-        ).encode()
-        start_response(
-            "413 Request Entity Too Large",
-            [
-                ("Content-Type", "application/json"),
-                ("Content-Length", str(len(payload))),
-                ("X-Request-Id", request_id),
-            ],
-        )
-        return [payload]
 
 
 application = RequestBodies(get_wsgi_application())

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
-from config.api.errors import FieldViolation, backing_service_down, error_json_response, unavailable_error
+from config.api.errors import FieldViolation, backing_service_down, envelope, error_json_response, unavailable_error
 from config.api.ids import is_well_formed_request_id, new_request_id
 from config.changelog import deprecation_for
 
@@ -24,6 +24,36 @@ MAX_QUERY_CHARS = 4096
 
 def is_api_path(path: str) -> bool:
     return path.startswith(API_PREFIX)
+
+
+def oversized_body(size: int, *, chunked: bool = False) -> str | None:
+    """The one request-body size check: None when `size` bytes are within MAX_REQUEST_BODY_BYTES,
+    otherwise the message of the 413 request_too_large.
+
+    Used by ApiErrorMiddleware on a declared Content-Length, and by the servers' entry points on
+    chunked bodies (config.wsgi.RequestBodies, config.asgi), which read such a body only up to one
+    byte past the limit: their message names the limit, not a size they never learned.
+    """
+    limit = settings.MAX_REQUEST_BODY_BYTES
+    if size <= limit:
+        return None
+    if chunked:
+        return f"The chunked request body is over the limit of {limit} bytes."
+    return f"The request body is {size} bytes; the limit is {limit} bytes."
+
+
+def too_large_answer(sent_request_id: str | None, message: str) -> tuple[list[tuple[str, str]], bytes]:
+    """Headers and body of a 413 request_too_large that a server entry point answers before Django
+    sees the request (WSGI and ASGI alike): the envelope, the caller's X-Request-Id when well formed."""
+    request_id = sent_request_id if is_well_formed_request_id(sent_request_id) else new_request_id()
+    payload = json.dumps(envelope("request_too_large", message, request_id)).encode()
+    headers = [
+        ("Content-Type", "application/json"),
+        ("Content-Length", str(len(payload))),
+        ("X-Request-Id", request_id),
+        ("X-Service-API-Version", settings.SERVICE_API_VERSION),
+    ]
+    return headers, payload
 
 
 class RequestIdMiddleware:
@@ -90,15 +120,13 @@ class ApiErrorMiddleware:
         return response
 
     def _oversized(self, request: HttpRequest) -> HttpResponse | None:
-        limit = settings.MAX_REQUEST_BODY_BYTES
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             return error_json_response(request, 400, "bad_request", "Content-Length is not a number.")
-        if length > limit:
-            return error_json_response(
-                request, 413, "request_too_large", f"The request body is {length} bytes; the limit is {limit} bytes."
-            )
+        message = oversized_body(length)
+        if message is not None:
+            return error_json_response(request, 413, "request_too_large", message)
         return None
 
     def _unreadable_url(self, request: HttpRequest) -> HttpResponse | None:
