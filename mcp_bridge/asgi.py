@@ -84,6 +84,60 @@ def _transport_refusal(scope: dict, request_id: str) -> tuple[int, dict] | None:
     return None
 
 
+INVALID_REQUEST = -32600  # JSON-RPC 2.0
+
+
+async def _read_body(receive):  # type: ignore[no-untyped-def]
+    """The whole request body, and a `receive` that hands the same body on (then the client's own messages)."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # the client went away: hand that on as it came
+            pending = [message]
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            pending = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+            break
+
+    async def replay() -> dict:
+        return pending.pop(0) if pending else await receive()
+
+    return b"".join(chunks), replay
+
+
+def _invalid_request_id(scope: dict, body: bytes) -> dict | None:
+    """The JSON-RPC invalid-request answer for a request whose "id" is not a string or an integer.
+
+    JSON-RPC 2.0 makes a message with "id" a request (answered), and MCP narrows the id to a string
+    or an integer, never null. Left to the SDK, a message whose id is an object, an array, a boolean,
+    null or a decimal number fails its request model and is taken for a notification: 202 and no answer, so
+    the caller waits for a reply that never comes. Anything else (no method, not JSON) is the SDK's.
+    """
+    content_type = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+    if content_type != "application/json":
+        return None
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        return None
+    value = message["id"]
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return None
+    got = {dict: "an object", list: "an array", bool: "a boolean", float: "a decimal number"}.get(type(value), "null")
+    return {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": INVALID_REQUEST,
+            "message": f'Invalid Request: "id" must be a string or an integer, not {got}; '
+            'leave "id" out only for a notification.',
+        },
+    }
+
+
 def build_mcp_application():  # type: ignore[no-untyped-def]
     from mcp_bridge.tools import build_server
 
@@ -135,6 +189,12 @@ def build_mcp_application():  # type: ignore[no-untyped-def]
         if refused is not None:
             status, body = refused
             await _send_json(send, status, body, request_id)
+            return
+
+        body, receive = await _read_body(receive)
+        invalid = _invalid_request_id(scope, body)
+        if invalid is not None:
+            await _send_json(send, 400, invalid, request_id)
             return
 
         stamped = [

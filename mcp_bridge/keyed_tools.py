@@ -11,6 +11,7 @@ small function in `register`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any
@@ -24,8 +25,9 @@ from mcp_bridge import rest
 IdempotencyKey = Annotated[
     str | None,
     Field(
-        description="Optional. Retrying with the same key and the same arguments within 24 hours returns the "
-        "first answer without charging again; a different call under the same key is refused "
+        description="Optional: 1 to 255 characters, not all blank, as the Idempotency-Key header (an empty key "
+        "is refused with invalid_idempotency_key). Retrying with the same key and the same arguments within 24 "
+        "hours returns the first answer without charging again; a different call under the same key is refused "
         "(idempotency_conflict). Without one, every call is new."
     ),
 ]
@@ -185,13 +187,25 @@ TOOLS = {
 }  # fmt: skip
 
 
-def _refusal_text(answer: rest.RestAnswer) -> tuple[str, str]:
+def _own_call(tool: KeyedTool) -> re.Pattern[str]:
+    """How a REST message names the tool's own operation as the call that resolves it: `resend
+    <METHOD> <path>`, the path as called (ids filled in) or as templated ({id})."""
+    segments = [
+        r"(?:[^/\s]+|\{[^}/\s]+\})" if part.startswith("{") else re.escape(part) for part in tool.path.split("/")
+    ]
+    return re.compile(rf"\bresend {tool.method} {'/'.join(segments)}(?![\w/{{}}-])")
+
+
+def _refusal_text(answer: rest.RestAnswer, tool: KeyedTool) -> tuple[str, str]:
+    """`<code>`, `<message>`: the REST refusal in the tool's words. A field violation names the call that
+    resolves it (contract part 7); where that is the tool's own REST operation, the tool is named."""
     body = answer.body if isinstance(answer.body, dict) else {}
     code = str(body.get("code") or "internal_error")
     message = str(body.get("message") or "The service refused the call.")
     details = "; ".join(f"{v['field']}: {v['message']}" for v in body.get("field_violations") or [])
     if details:
         message = f"{message} {details}"
+    message = _own_call(tool).sub(f"call {tool.name} again", message)
     retry_after = answer.headers.get("Retry-After")
     if retry_after:
         message = f"{message} Retry-After: {retry_after} s."
@@ -216,7 +230,7 @@ def _call_sync(
         query=query, body=body, idempotency_key=idempotency_key,
     )  # fmt: skip
     if not answer.ok:
-        raise Refusal(*_refusal_text(answer))
+        raise Refusal(*_refusal_text(answer, tool))
     return answer.body
 
 

@@ -96,7 +96,10 @@ def call(
     if request_id:
         environ["HTTP_X_REQUEST_ID"] = request_id
     if method in {"POST", "PATCH", "DELETE"}:
-        environ["HTTP_IDEMPOTENCY_KEY"] = idempotency_key or fresh_idempotency_key()
+        # Only an absent key gets a fresh one. A key sent is the header as sent, whatever it holds, so the
+        # REST call's own check judges it: an empty or over-long key is 400 invalid_idempotency_key there,
+        # as on the direct call, never a fresh key that would run (and charge) every retry again.
+        environ["HTTP_IDEMPOTENCY_KEY"] = fresh_idempotency_key() if idempotency_key is None else idempotency_key
     # get_response runs the whole middleware chain and the view, but not the request_started /
     # request_finished signals: the tool call's frame (mcp_bridge.tools.run_like_a_request) does their
     # connection handling once around the whole call.

@@ -114,7 +114,9 @@ def _read_key(request: Any) -> str:
             "missing_idempotency_key",
             "Send an Idempotency-Key header (any string up to 255 characters, unique per distinct request).",
         )
-    if not key.strip() or len(key) > MAX_KEY_LENGTH:
+    # Visible: a header cannot carry control characters, but an MCP tool's argument can (and NUL is
+    # refused by PostgreSQL's text columns).
+    if not key.strip() or len(key) > MAX_KEY_LENGTH or not key.isprintable():
         raise ApiError(
             400,
             "invalid_idempotency_key",

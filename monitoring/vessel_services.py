@@ -32,12 +32,14 @@ def _saved(document: dict) -> Saved:
     return Saved(document, to_json_bytes(document))
 
 
+CREATE_CALL = "POST /api/v1/vessel-monitors"
+
+
 def _checked_imo(value: str) -> str:
-    imo, _, check_digit_valid = parse_caller_imo(value, correction=False)
+    imo, _, check_digit_valid = parse_caller_imo(value, correction=False, resend=CREATE_CALL)
     if not check_digit_valid:
-        raise FieldViolation(
-            [{"field": "imo", "message": f"IMO {imo} fails its check digit; send the hull's 7-digit IMO number."}]
-        )
+        message = f"IMO {imo} fails its check digit; send the hull's 7-digit IMO number and resend {CREATE_CALL}."
+        raise FieldViolation([{"field": "imo", "message": message}])
     return imo
 
 

@@ -36,9 +36,7 @@ FOLLOW_UP_SKIPPED = "skipped"
 REPEAT_WINDOW = timedelta(hours=24)
 
 
-IMO_REMEDY = (
-    "send the 7-digit IMO number (e.g. 9074729, IMO9074729 or 'IMO 9074729') and resend POST /api/v1/screenings"
-)
+IMO_REMEDY = "send the 7-digit IMO number (e.g. 9074729, IMO9074729 or 'IMO 9074729') and resend {call}"
 
 
 @dataclass(frozen=True)
@@ -125,12 +123,17 @@ class HullHistory:
         )
 
 
-def parse_caller_imo(value: str, *, correction: bool, field: str = "imo") -> tuple[str, str | None, bool]:
-    """The IMO rules of 4.3 as a validation_failed naming the field: (imo, normalized_from, check_digit_valid)."""
+def parse_caller_imo(
+    value: str, *, correction: bool, field: str = "imo", resend: str = "the request"
+) -> tuple[str, str | None, bool]:
+    """The IMO rules of 4.3 as a validation_failed naming the field and the call that resolves it:
+    (imo, normalized_from, check_digit_valid). `resend` is the caller's own method and path, e.g.
+    "POST /api/v1/screenings"; a door that has none to name gets "resend the request", never another's."""
     try:
         parsed = parse_screening_imo(value, appended_digit_correction=correction)
     except ImoInputError as exc:
-        raise FieldViolation([{"field": field, "message": f"{exc}; {IMO_REMEDY}."}]) from None
+        remedy = IMO_REMEDY.format(call=resend)
+        raise FieldViolation([{"field": field, "message": f"{exc}; {remedy}."}]) from None
     return parsed.imo, parsed.normalized_from, parsed.check_digit_valid
 
 
@@ -159,7 +162,9 @@ def screen(
 ) -> Issued:
     """The one way a caller screens a hull (REST and MCP): IMO rules, pace pause, the in-flight
     ceiling, then the record. 422 on a bad IMO, 402 when paused or the allowance is used."""
-    imo, normalized_from, check_digit_valid = parse_caller_imo(ask.imo, correction=account.appended_digit_correction)
+    imo, normalized_from, check_digit_valid = parse_caller_imo(
+        ask.imo, correction=account.appended_digit_correction, resend="POST /api/v1/screenings"
+    )
     request = ScreeningRequest(
         imo=imo,
         check_digit_valid=check_digit_valid,
