@@ -6,6 +6,12 @@ reused connection into a transport error or a 502). Put the balancer's idle time
 limit_request_line: gunicorn's own refusals (an HTML 414) start past 8,190 bytes; the service
 answers longer URLs than it reads (1,024-character paths, 4,096-character queries) itself, in the
 JSON envelope, well below that.
+control_socket: gunicorn (25.1+) serves `gunicornc` on a Unix socket from its master. Its default is one
+path per host ($XDG_RUNTIME_DIR/gunicorn.ctl, else ~/.gunicorn/gunicorn.ctl), so a second gunicorn on the
+host (another service, a USR2 re-exec, a drill's extra web server) took the first one's socket over, and
+whichever stopped first removed the other's. Here each master names its own, after its process id, in
+the same folder (`gunicornc -s <path>`; the master logs "Control socket listening at <path>");
+GUNICORN_CONTROL_SOCKET names a fixed path instead.
 """
 
 import os
@@ -21,3 +27,16 @@ limit_request_line = 8190
 limit_request_fields = 100
 limit_request_field_size = 8190
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+def _control_socket() -> str:
+    named = os.environ.get("GUNICORN_CONTROL_SOCKET")
+    if named:
+        return named
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    folder = runtime if runtime and os.path.isdir(runtime) else os.path.join(os.path.expanduser("~"), ".gunicorn")
+    # This file is read by the master (again on HUP, in the same process): its id, one socket per master.
+    return os.path.join(folder, f"gunicorn-{os.getpid()}.ctl")
+
+
+control_socket = _control_socket()

@@ -95,7 +95,9 @@ def severity(watched: Watched, previous: Any, current: Any) -> str:
         return "high" if current == "HIGH" else "low"
     if current == "E":
         return "high"
-    if previous in GRADES and current in GRADES and abs(GRADES.index(current) - GRADES.index(previous)) >= 2:
+    # A grade may be None (no vetting): only two letter grades have a distance.
+    graded = isinstance(previous, str) and isinstance(current, str) and previous in GRADES and current in GRADES
+    if graded and abs(GRADES.index(current) - GRADES.index(previous)) >= 2:
         return "high"
     return "low"
 

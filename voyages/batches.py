@@ -1,7 +1,8 @@
 """Voyage assessment batches: up to 10 routes, validated up front, run on workers by the jobs flow.
 
-Only accepted routes reserve quota (one unit each, drawn when the batch is created); a route
-that then fails, or that the sweep gives up on, is refunded. The batch ends completed (all
+Only accepted routes reserve quota (one unit each, drawn when the batch is created; a batch with
+no valid route is 422, like a screening batch with no valid hull, and writes and reserves nothing);
+a route that then fails, or that the sweep gives up on, is refunded. The batch ends completed (all
 succeeded), partial (some) or failed (none) and emits `voyage_batch.completed`. How items are
 claimed, settled, recovered and refunded is jobs/flow.py; this module says what a voyage batch
 is (its kind) and how one route runs.
@@ -89,6 +90,10 @@ def _item_specs(routes: list) -> list[ItemSpec]:
     return specs
 
 
+def _every_violation(specs: list[ItemSpec]) -> list[dict]:
+    return [violation for spec in specs if spec.error is not None for violation in spec.error["field_violations"]]
+
+
 def create_batch(
     account: Account,
     environment: str,
@@ -96,7 +101,8 @@ def create_batch(
     *,
     in_transaction: Callable[[CreatedJob], None] | None = None,
 ) -> CreatedJob:
-    """Validate a batch request and create the batch (422 before anything is reserved).
+    """Validate a batch request and create the batch: 422 (nothing written or reserved) when the batch
+    itself is wrong or no route is valid.
 
     `in_transaction` runs inside the transaction that writes the batch and reserves its units,
     with the CreatedJob (`.body`, the 202 document; `.quota`): the idempotent answer commits with it.
@@ -126,11 +132,16 @@ def create_batch(
     reference = body.get("customer_reference")
     if reference is not None and not isinstance(reference, str):
         raise FieldViolation([{"field": "customer_reference", "message": "must be a string; correct it and resend."}])
+    specs = _item_specs(routes)
+    if not any(spec.accepted for spec in specs):
+        # As a screening batch with no valid hull: 422 naming each route's violations, before anything
+        # is written, reserved or emitted (a batch that could only end failed is not created).
+        raise FieldViolation(_every_violation(specs), message=f"No route of the batch is valid: {len(specs)} rejected.")
     return flow.create(
         KIND,
         account,
         environment,
-        _item_specs(routes),
+        specs,
         customer_reference=reference or "",
         in_transaction=in_transaction,
     )

@@ -47,3 +47,20 @@ class StrictNumberField(serializers.FloatField):
         if isinstance(data, bool) or not isinstance(data, (int, float)) or not math.isfinite(data):
             self.fail("not_a_number")
         return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer only (DRF would accept "24", "24.0" and true): not a numeric string, not a boolean,
+    not a number with a fraction. A number with a zero fraction (24.0) is the integer it equals, as JSON
+    Schema's "integer" has it."""
+
+    default_error_messages = {"not_an_integer": "must be a JSON integer"}
+
+    def to_internal_value(self, data):  # type: ignore[no-untyped-def]
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            self.fail("not_an_integer")
+        if isinstance(data, float):
+            if not data.is_integer():
+                self.fail("not_an_integer")
+            data = int(data)
+        return super().to_internal_value(data)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 from django.http import FileResponse
+from drf_spectacular.drainage import set_override
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema, extend_schema_field
 from rest_framework import serializers
 
 from accounts.api.base import KeyedAPIView
 from config.api.errors import ApiError
-from config.api.filters import read_filters
-from config.api.openapi import DeletedSchema, creating_operation, error_response
+from config.api.filters import QueryBooleanField, read_filters
+from config.api.openapi import NOT_BLANK, ClosedSerializer, DeletedSchema, creating_operation, error_response
 from config.api.responses import json_bytes_response, to_json_bytes
 from exports import resources, selectors, services
 from exports.models import Export
@@ -22,6 +26,9 @@ STATUSES = [*Job.Status.values, selectors.STATUS_EXPIRED]
 
 
 class ExportInput(serializers.Serializer):
+    """What the view reads first; each filter is then checked against the resource's list filters
+    (exports.services). The document publishes the body per resource instead (`_published_request`)."""
+
     resource = serializers.ChoiceField(
         choices=resources.names(),
         help_text="screenings (scope vessel:screen), cargo_screenings (cargo:screen) or access_log (logs:read); "
@@ -33,6 +40,86 @@ class ExportInput(serializers.Serializer):
         help_text="The resource's list filters, as its list endpoint takes them (less limit and cursor), e.g. "
         '{"status": "INCOMPLETE", "superseded": "false"} for screenings, {"since": "2026-11-01T00:00:00Z"} for '
         "the access log",
+    )
+
+
+# The published body: one schema per resource (oneOf on `resource`), whose `filters` lists exactly that
+# resource's list filters (Exportable.filter_names, what exports.services accepts; any other member is
+# 422 naming it), each with the schema its list endpoint publishes for the parameter. A value may also
+# be given as the list's query text: a flag as "true" or "false".
+# (Overrides are set in __init__ or on the class: a serializer deep-copies its fields by re-creating them.)
+
+
+@extend_schema_field({"anyOf": [{"type": "boolean"}, {"type": "string", "enum": ["true", "false"]}]})
+class _FilterFlag(QueryBooleanField):
+    """A list's flag in an export's filters: true or false, or its query text "true" or "false"."""
+
+
+class _FilterText(serializers.CharField):
+    """A list's trimmed text filter in an export's filters: refused when blank once trimmed, so at least
+    one character that is not white space."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        schema: dict[str, Any] = {"type": "string", "minLength": 1, "pattern": NOT_BLANK}
+        if self.max_length is not None:
+            schema["maxLength"] = self.max_length
+        set_override(self, "field", schema)
+
+
+class _ResourceName(serializers.CharField):
+    """`resource` in the schema of one resource's export: that resource's name only."""
+
+    def __init__(self, name: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        set_override(self, "field", {"type": "string", "const": name})
+
+
+def _filter_member(field: serializers.Field) -> serializers.Field:
+    """A list filter as a member of an export's `filters`."""
+    if isinstance(field, QueryBooleanField):
+        return _FilterFlag(*field._args, **field._kwargs)
+    if type(field) is serializers.CharField and field.trim_whitespace and not field.allow_blank:
+        return _FilterText(*field._args, **field._kwargs)
+    return copy.deepcopy(field)
+
+
+def _title(name: str) -> str:
+    return "".join(part.title() for part in name.split("_"))
+
+
+def _resource_request(exportable: resources.Exportable) -> type[serializers.Serializer]:
+    declared = exportable.filter_class._declared_fields
+    filters = type(
+        f"{_title(exportable.name)}ExportFilters",
+        (ClosedSerializer,),
+        {
+            "__doc__": f"The {exportable.name} list's filters, less limit and cursor: no other member is taken.",
+            **{name: _filter_member(declared[name]) for name in exportable.filter_names},
+        },
+    )
+    return type(
+        f"{_title(exportable.name)}ExportInput",
+        (serializers.Serializer,),
+        {
+            "resource": _ResourceName(
+                exportable.name, help_text=f"{exportable.name} (the key needs scope {exportable.scope})"
+            ),
+            "format": serializers.ChoiceField(choices=Export.Format.values, help_text="csv or jsonl (JSON Lines)"),
+            "filters": filters(
+                required=False,
+                help_text=f"The {exportable.name} list's filters, as its list endpoint takes them (less limit and "
+                "cursor); any other member is 422 validation_failed naming it",
+            ),
+        },
+    )
+
+
+def _published_request() -> PolymorphicProxySerializer:
+    return PolymorphicProxySerializer(
+        component_name="ExportInput",
+        serializers=lambda: {name: _resource_request(resources.get(name)) for name in resources.names()},
+        resource_type_field_name="resource",
     )
 
 
@@ -64,8 +151,12 @@ class ExportCollectionView(KeyedAPIView):
     @creating_operation(
         operation_id="create_export",
         summary="Export every record of a resource matching its list filters, as CSV or JSON Lines (202)",
-        request=ExportInput,
+        request=_published_request(),
         responses={202: OpenApiResponse(ExportSchema)},
+        error_notes={
+            422: "validation_failed: an unknown resource or format, or a filter the resource's list does "
+            "not take (each named filters.<name>)"
+        },
     )
     @idempotent
     def post(self, request):  # type: ignore[no-untyped-def]

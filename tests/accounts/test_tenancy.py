@@ -56,7 +56,7 @@ def test_a_voyage_assessment_is_invisible_outside_its_account_and_environment(cl
 
 @pytest.mark.parametrize("outsider", ["other_environment", "other_account"])
 def test_a_voyage_batch_and_its_items_are_invisible_outside_its_account_and_environment(client, keys, outsider):
-    body = {"routes": [{"route": {"origin": "ZZZZZ", "destination": "DEHAM"}}]}  # rejected: nothing queued
+    body = {"routes": [{"route": {"origin": "NLRTM", "destination": "DEHAM"}}]}
     created = _post(client, keys["owner"], "/api/v1/voyage-assessment-batches", body, "t3").json()
     for path in (
         f"/api/v1/voyage-assessment-batches/{created['id']}",

@@ -269,6 +269,19 @@ def test_simulate_feeds_the_same_detector_and_emits_the_same_events_in_both_dire
     assert [run["outcome"] for run in history] == ["degraded", "changed", "changed", "unconfirmed", "baseline"]
 
 
+def test_a_grade_that_appears_or_disappears_is_a_low_severity_change_not_an_error(client, issue_key):
+    raw = issue_key("test")
+    created = _create(client, raw, demo.GREEN_CLEAN, mode="simulation")
+    simulate = f"{MONITORS}/{created['id']}/simulate"
+    ungraded = {"sanctions_status": "GREEN", "ownership_opacity": "LOW", "vetting_grade": None}
+    assert _post(client, raw, simulate, ungraded).status_code == 201
+    graded = _post(client, raw, simulate, {**ungraded, "vetting_grade": "D"})
+    assert graded.status_code == 201, graded.content  # was a 500: no grade has no distance to D
+    assert [(c["previous"], c["current"], c["severity"]) for c in graded.json()["changes"]] == [(None, "D", "low")]
+    gone = _post(client, raw, simulate, ungraded)
+    assert gone.status_code == 201 and gone.json()["changes"][0]["severity"] == "low"
+
+
 def test_simulate_is_refused_on_a_live_monitor_and_bad_payloads_store_nothing(demo_world, client, issue_key):
     raw = issue_key("live")
     live = _create(client, raw, demo.GREEN_CLEAN)

@@ -11,7 +11,10 @@ acts as many callers, as production traffic does:
   of the pool only;
 - every request carries an X-Forwarded-For address of its own, which the server under test reads
   because it runs with TRUSTED_PROXY_COUNT=1 (as behind one proxy), so the keyless lane's per-address
-  allowance is not what every keyless case runs into.
+  allowance is not what every keyless case runs into;
+- every request that carries a usable Idempotency-Key gets a fresh one (one account holds every key of
+  the pool, and the generated keys repeat: without this, most keyed POSTs answered 409
+  idempotency_conflict and ran nothing).
 
 Keyless operations (those whose security lists no BearerKey) are sent without a key, as the contract
 describes them.
@@ -20,8 +23,10 @@ describes them.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import threading
+import uuid
 from typing import Any
 
 import schemathesis
@@ -73,9 +78,34 @@ class RotatingBearerKey:
             case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
 
 
+IDEMPOTENCY_KEY = "Idempotency-Key"
+MAX_IDEMPOTENCY_KEY_LENGTH = 255  # metering.idempotency.MAX_KEY_LENGTH (not imported: no Django here)
+
+
+def _usable_key(value: Any) -> bool:
+    """A key the server would accept (1 to 255 characters, not all blank): one the case meant to be valid."""
+    return isinstance(value, str) and bool(value.strip()) and len(value) <= MAX_IDEMPOTENCY_KEY_LENGTH
+
+
+def _fresh_key() -> str:
+    return f"schemathesis-{uuid.uuid4().hex}"
+
+
 @schemathesis.hook
 def before_call(context: Any, case: Any, **kwargs: Any) -> None:
-    case.headers = {**(case.headers or {}), "X-Forwarded-For": _next_address()}
+    """Each request from an address of its own and, when it carries a usable Idempotency-Key, a key of its own.
+
+    Generated keys are drawn from a small space ("0", "00", ...), and one account holds every key of the
+    pool: the same key would come back with another body (409 idempotency_conflict) or the same body (a
+    replay), and the operation's own logic would not run. A key the case made unusable on purpose (blank,
+    too long: a negative case) is left as generated, and so is a missing one.
+    """
+    headers = dict(case.headers or {})
+    headers["X-Forwarded-For"] = _next_address()
+    for name in [name for name in headers if name.lower() == IDEMPOTENCY_KEY.lower()]:
+        if _usable_key(headers[name]):
+            headers[name] = _fresh_key()
+    case.headers = headers
 
 
 # Rejections a schema cannot foresee: the value has the published shape, but whether it is accepted
@@ -87,6 +117,7 @@ STATE_DEPENDENT_FIELDS: dict[str, tuple[str, ...]] = {
     "*": ("cursor",),
     "POST /api/v1/voyage-assessments": ("route.origin", "route.destination", "route.via["),
     "POST /api/v1/screening-batches": ("items[",),  # each hull is judged on its own (422 when none is valid)
+    "POST /api/v1/voyage-assessment-batches": ("routes[",),  # each route is judged on its own (422 when none is)
     "POST /api/v1/corridor-monitors": ("route.origin", "route.destination", "route.via["),
     # parties[i].name: a name with a letter that folds to nothing to screen (a hull prefix such as M/V alone).
     "POST /api/v1/cargo-screenings": ("load_port", "discharge_port", "parties["),
@@ -118,3 +149,27 @@ def rejects_schema_valid_input_only_for_state_dependent_fields(ctx: Any, respons
             f"schema-valid input refused on {unexpected or 'no named field'}: the document should state the rule"
         )
     return None
+
+
+# SCHEMATHESIS_RESPONSE_LOG (a path, set by the test): one JSON line per answer, so the run can say how
+# many of its calls reached the operation's logic and how many an idempotency refusal or replay took.
+_RESPONSE_LOG = os.environ.get("SCHEMATHESIS_RESPONSE_LOG")
+
+
+@schemathesis.hook
+def after_call(context: Any, case: Any, response: Any) -> None:
+    if not _RESPONSE_LOG:
+        return
+    try:
+        code = response.json().get("code") if response.status_code >= 400 else None
+    except (ValueError, AttributeError):
+        code = None
+    line = {
+        "operation": f"{case.method.upper()} {case.operation.path}",
+        "status": response.status_code,
+        "code": code,
+        "replay": "x-service-idempotent-replay" in response.headers,
+        "idempotency_key": (case.headers or {}).get("Idempotency-Key"),
+    }
+    with _lock, open(_RESPONSE_LOG, "a") as log:
+        log.write(json.dumps(line) + "\n")

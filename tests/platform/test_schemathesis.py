@@ -6,14 +6,17 @@ coverage phase on valid input only (its boundary cases of every field; the inval
 what made it slow), few fuzzing examples per operation in both modes, no example database carried
 between runs, and a hard time limit. The hooks (tests/platform/schemathesis_hooks.py) spread
 requests over the pool of keys and client addresses so the rate limits do not turn every answer into
-a 429, and name the rejections a schema cannot foresee.
+a 429, give each call an Idempotency-Key of its own so no answer is another call's 409
+idempotency_conflict (the run checks none is), and name the rejections a schema cannot foresee.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from datetime import date
 from pathlib import Path
 
@@ -106,12 +109,13 @@ def _keys() -> list[str]:
     return raws
 
 
-def _schemathesis(url: str, keys: list[str], config: Path, report: Path) -> tuple[int, str]:
+def _schemathesis(url: str, keys: list[str], config: Path, report: Path, responses: Path) -> tuple[int, str]:
     config.write_text(CONFIG)
     env = {
         **os.environ,
         "SCHEMATHESIS_HOOKS": "tests.platform.schemathesis_hooks",
         "SCHEMATHESIS_KEYS": ",".join(keys),
+        "SCHEMATHESIS_RESPONSE_LOG": str(responses),
         "PYTHONPATH": str(ROOT),
     }
     command = [
@@ -142,7 +146,21 @@ def test_every_operation_answers_as_its_openapi_document_says(tmp_path, django_d
         "SERVICE_VAR_DIR": str(tmp_path / "var"),
         "SECRET_KEY": settings.SECRET_KEY,
     }
+    responses = tmp_path / "responses.jsonl"
     with django_db_blocker.unblock(), running_service(server_env) as url:
         _warm_up(url, keys[0])
-        code, output = _schemathesis(url, keys, tmp_path / "schemathesis.toml", tmp_path / "schemathesis.xml")
+        code, output = _schemathesis(
+            url, keys, tmp_path / "schemathesis.toml", tmp_path / "schemathesis.xml", responses
+        )
     assert code == 0, output[-12000:]
+    conflicts = _idempotency_conflicts(responses)
+    # Each call carries a key of its own (the hooks' before_call): a conflict means a generated key was
+    # reused with another body, and the operation behind it was not tested.
+    assert not conflicts, f"{sum(conflicts.values())} answers were 409 idempotency_conflict: {conflicts}"
+
+
+def _idempotency_conflicts(responses: Path) -> Counter:
+    """409 idempotency_conflict answers per operation, from the hooks' response log."""
+    rows = [json.loads(line) for line in responses.read_text().splitlines()] if responses.exists() else []
+    assert rows, "the hooks logged no answer"
+    return Counter(row["operation"] for row in rows if row["code"] == "idempotency_conflict")

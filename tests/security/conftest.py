@@ -122,11 +122,8 @@ def create_owned_resources(client, raw: str) -> dict[str, str]:  # type: ignore[
     ids = {
         "screenings": created("/api/v1/screenings", {"imo": GREEN}, 201),
         "voyage-assessments": created("/api/v1/voyage-assessments", {"route": NORTH_SEA}, 201),
-        # A rejected route only: the batch and its items exist, nothing is queued for a worker.
         "voyage-assessment-batches": created(
-            "/api/v1/voyage-assessment-batches",
-            {"routes": [{"route": {"origin": "ZZZZZ", "destination": "DEHAM"}}]},
-            202,
+            "/api/v1/voyage-assessment-batches", {"routes": [{"route": NORTH_SEA}]}, 202
         ),
         "screening-batches": created("/api/v1/screening-batches", {"items": [{"imo": GREEN}]}, 202),
         "fleets": created("/api/v1/fleets", {"name": "Owner fleet", "imos": [GREEN]}, 201),

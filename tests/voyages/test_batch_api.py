@@ -8,7 +8,8 @@ import pytest
 from django.utils import timezone
 
 from metering.models import IdempotencyRecord, QuotaCounter
-from voyages.models import VoyageAssessment, VoyageBatch
+from voyages.models import VoyageAssessment, VoyageBatch, VoyageBatchItem
+from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
 
@@ -77,3 +78,46 @@ def test_an_assessment_records_when_it_was_created(client, keyed, issue_key):
     )
     assessment = VoyageAssessment.objects.get()
     assert assessment.created_at == assessment.assessed_at
+
+
+# Issue 25 item 8a: a batch with no valid route is 422, as a screening batch with no valid hull is.
+NO_VALID_ROUTE = [
+    {"route": {"origin": "ZZZZZ", "destination": "SGSIN"}},
+    {"route": {"origin": "NLRTM", "destination": "NLRTM"}},
+    "not a route",
+]
+
+
+def test_a_batch_with_no_valid_route_is_422_naming_each_routes_violations_and_stores_nothing(client, keyed, issue_key):
+    key = issue_key("test")
+    response = post(client, keyed, key, {"routes": NO_VALID_ROUTE}, idempotency_key="none-valid")
+
+    assert response.status_code == 422, response.content
+    body = response.json()
+    assert body["code"] == "validation_failed" and "No route of the batch is valid" in body["message"]
+    assert [v["field"] for v in body["field_violations"]] == [
+        "routes[0].route.origin",
+        "routes[1].route.destination",
+        "routes[2]",
+    ]
+    assert "X-Service-Quota-Remaining" not in response  # nothing was reserved
+    assert not VoyageBatch.objects.exists() and not VoyageBatchItem.objects.exists()
+    assert not Event.objects.filter(type="voyage_batch.completed").exists()
+    assert not QuotaCounter.objects.filter(used__gt=0).exists()
+    assert not IdempotencyRecord.objects.exists()
+
+
+def test_after_a_batch_with_no_valid_route_the_same_key_runs_the_corrected_batch(client, keyed, issue_key):
+    key = issue_key("test")
+    assert post(client, keyed, key, {"routes": NO_VALID_ROUTE}, idempotency_key="fix-me").status_code == 422
+
+    corrected = post(client, keyed, key, {"routes": ROUTES}, idempotency_key="fix-me")
+
+    assert corrected.status_code == 202, corrected.content  # the key was not held by the refusal
+    assert corrected.json()["accepted_count"] == 1
+    assert VoyageBatch.objects.count() == 1 and QuotaCounter.objects.get().used == 1
+
+
+def test_the_document_publishes_the_422_of_a_batch_with_no_valid_route(client):
+    operation = client.get("/api/v1/openapi.json").json()["paths"][BATCHES]["post"]
+    assert "no valid route" in operation["responses"]["422"]["description"]

@@ -140,3 +140,32 @@ def test_a_key_without_the_webhooks_scope_is_refused(client, issue_key):
     raw = issue_key("live", scopes=["vessel:screen"])
     response = _create(client, raw)
     assert response.status_code == 403 and response.json()["code"] == "insufficient_scope"
+
+
+# Issue 25 item 8c: overlap_hours is a JSON integer, as the document publishes it; nothing is coerced.
+@pytest.mark.parametrize("overlap", ["24", "0", True, 24.5, [24], {"hours": 24}])
+def test_rotate_secret_refuses_an_overlap_that_is_not_a_json_integer_and_keeps_the_secret(client, issue_key, overlap):
+    raw = issue_key("live")
+    created = _create(client, raw).json()
+    path = f"/api/v1/webhook-endpoints/{created['id']}/rotate-secret"
+
+    refused = _send(client, "post", raw, path, {"overlap_hours": overlap})
+
+    assert refused.status_code == 422, refused.content
+    (violation,) = refused.json()["field_violations"]
+    assert violation["field"] == "overlap_hours" and "integer" in violation["message"]
+    detail = client.get(f"/api/v1/webhook-endpoints/{created['id']}", HTTP_AUTHORIZATION=f"Bearer {raw}").json()
+    assert detail["previous_secret_expires_at"] is None  # nothing was rotated
+
+
+@pytest.mark.parametrize("overlap", [0, 24, 168, 24.0])
+def test_rotate_secret_takes_a_json_integer_overlap(client, issue_key, overlap):
+    raw = issue_key("live")
+    created = _create(client, raw).json()
+    path = f"/api/v1/webhook-endpoints/{created['id']}/rotate-secret"
+
+    rotated = _send(client, "post", raw, path, {"overlap_hours": overlap})
+
+    assert rotated.status_code == 200, rotated.content
+    assert rotated.json()["secret"] != created["secret"]
+    assert (rotated.json()["previous_secret_expires_at"] is None) == (overlap == 0)

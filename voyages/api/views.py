@@ -69,8 +69,18 @@ class VoyageBatchCollectionView(KeyedAPIView):
         operation_id="create_voyage_assessment_batch",
         summary="Assess up to 10 routes asynchronously",
         request=BatchRequestSchema,
-        responses={202: BatchSchema},
+        responses={
+            202: OpenApiResponse(
+                BatchSchema,
+                description="The batch (quota headers attached: each accepted route reserved one unit; a route "
+                "that fails is refunded).",
+            )
+        },
         metered=True,
+        error_notes={
+            422: "validation_failed: no routes, more than the key's cap, or no valid route (each named "
+            "routes[i].field); nothing is written or reserved"
+        },
     )
     @idempotent
     def post(self, request):  # type: ignore[no-untyped-def]

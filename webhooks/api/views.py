@@ -7,7 +7,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 
 from accounts.api.base import KeyedAPIView
-from config.api.fields import StrictBooleanField, StrictStringField
+from config.api.fields import StrictBooleanField, StrictIntegerField, StrictStringField
 from config.api.filters import read_body, read_filters
 from config.api.openapi import DeletedSchema, creating_operation
 from config.api.responses import json_bytes_response, to_json_bytes
@@ -73,7 +73,7 @@ class EndpointListSchema(serializers.Serializer):
 
 
 class RotationInput(serializers.Serializer):
-    overlap_hours = serializers.IntegerField(
+    overlap_hours = StrictIntegerField(
         min_value=0,
         max_value=168,
         required=False,
