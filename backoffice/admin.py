@@ -139,7 +139,7 @@ def _source_freshness() -> list:
     from screening.models import SourceSnapshot
 
     newest: dict[tuple[str, str], SourceSnapshot] = {}
-    active = SourceSnapshot.objects.filter(status=SourceSnapshot.STATUS_ACTIVE).order_by("source", "edition")
+    active = SourceSnapshot.objects.filter(status=SourceSnapshot.Status.ACTIVE).order_by("source", "edition")
     for snapshot in active.defer("message").order_by("-retrieved_at"):
         newest.setdefault((snapshot.source, snapshot.edition), snapshot)
     return [newest[key] for key in sorted(newest)]

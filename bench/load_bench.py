@@ -1,7 +1,7 @@
 """Load on the production shape (issue 18 item 9): many keep-alive clients, many keys, a bounded time.
 
     .venv/bin/python bench/load_bench.py [--seconds 60] [--clients 200] [--accounts 50] [--warmup 10]
-        [--database-url postgres://... --redis-url redis://...] [--keep]
+        [--settle-seconds 120] [--database-url postgres://... --redis-url redis://...] [--keep]
 
 Starts its own stack unless given --database-url and --redis-url (then it migrates and seeds
 those; give it a database of its own): a throwaway PostgreSQL and Redis on free ports
@@ -21,6 +21,8 @@ closed loop it picks an operation by weight and a key at random:
     port_lookup     GET /api/v1/ports?query=...              (no key)
     screening       POST /api/v1/screenings                   (a fresh Idempotency-Key)
     screening_replay  the same POST again (key, body, Idempotency-Key) after a 201: a free replay
+    screening_batch POST /api/v1/screening-batches           (2 to 8 hulls, an INCOMPLETE and an invalid one
+                                                              among them; items run on the worker)
     assessment      POST /api/v1/voyage-assessments           (a fresh Idempotency-Key)
     usage           GET /api/v1/usage
     screening_read  GET /api/v1/screenings/{id}               (an id created with that key)
@@ -38,10 +40,12 @@ checks (exit status 1 when any fails):
 - every 429 carries Retry-After and X-RateLimit-Limit/-Remaining/-Reset; every 402 and 429 is
   the JSON envelope (code, message, request_id) with the contract's code;
 - every replay is a 201 with X-Service-Idempotent-Replay: true and the original record's id;
-- the ledger reconciles for every key (account and environment): units drawn
-  (accounts_quotacounter) = metering events' units (accounts_meteringevent) = records charged
-  (screenings with unit_charged, voyage assessments), and the records the clients were given (201
-  ids) are exactly the records stored: no unit lost or doubled;
+- the ledger reconciles for every key (account and environment), once every screening batch has
+  settled (waited for, up to --settle-seconds, the sweep run if items are left): for every
+  allowance period the ledger entries' units (accounts_meteringevent: charges, batch reservations,
+  settlements, refunds) sum to the units drawn (accounts_quotacounter), and per kind the units drawn
+  = records charged (screenings with unit_charged, batch items' included, and voyage assessments);
+  the records the clients were given (201 ids) are exactly the records stored: no unit lost or doubled;
 - the gunicorn and worker logs hold no traceback or ERROR line.
 
 The client shares the 2 cores with the servers: latencies include its own event-loop delay.
@@ -100,6 +104,7 @@ SCREEN_IMOS = (
     "9301897",  # RED, renamed
     "9301342",  # INCOMPLETE identity: recorded, not charged
 )
+BATCH_INVALID_IMO = "93001"  # rejected in the batch: reserves nothing
 CHECK_IMOS = ("9300116", "9300221", "9300441", "9300776", "9300881", "9301017", "9301562", "9301897")
 PORT_QUERIES = ("Rotterdam", "Singapore", "Shanghai", "Hamburg", "Santos", "Durban", "Antwerp", "Mumbai",
                 "Busan", "Gdansk", "New York", "Piraeus", "NLRTM", "Houston", "Jebel Ali")  # fmt: skip
@@ -111,6 +116,7 @@ OPERATION_WEIGHTS = {
     "port_lookup": 12,
     "screening": 22,
     "screening_replay": 3,
+    "screening_batch": 2,
     "assessment": 10,
     "usage": 10,
     "screening_read": 12,
@@ -125,6 +131,7 @@ ALLOWED_STATUSES = {
     "port_lookup": KEYLESS_STATUSES,
     "screening": {201, 402, 429},
     "screening_replay": {201, 429},
+    "screening_batch": {202, 402, 429},
     "assessment": {201, 429},
     "usage": KEYED_READ_STATUSES,
     "screening_read": KEYED_READ_STATUSES,
@@ -299,6 +306,7 @@ class Tally:
     transport_errors: list[str] = field(default_factory=list)
     given_screenings: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
     given_assessments: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
+    given_batches: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
 
 
 def envelope_problem(response: httpx2.Response) -> str:
@@ -388,6 +396,10 @@ class LoadClient:
         if operation == "screening":
             method, path = "POST", "/api/v1/screenings"
             body = {"imo": self.rng.choice(SCREEN_IMOS), "customer_reference": idempotency_key}
+        elif operation == "screening_batch":
+            method, path = "POST", "/api/v1/screening-batches"
+            hulls = [*self.rng.sample(SCREEN_IMOS, self.rng.randint(1, 7)), BATCH_INVALID_IMO]
+            body = {"items": [{"imo": imo} for imo in hulls], "customer_reference": idempotency_key}
         elif operation == "assessment":
             origin, destination = self.rng.choice(ROUTES)
             method, path = "POST", "/api/v1/voyage-assessments"
@@ -427,6 +439,8 @@ class LoadClient:
         if status in CODES_BY_STATUS:
             problems.append(envelope_problem(response))
         problems.append(headers_problem(response, keyed))
+        if status == 202 and operation == "screening_batch":
+            self.tally.given_batches[(key.account_id, key.environment)].add(response.json()["id"])
         if status == 201 and operation in {"screening", "screening_replay", "assessment"}:
             record_id = response.json()["id"]
             owner = (key.account_id, key.environment)
@@ -499,6 +513,46 @@ FULL JOIN metered m USING (account_id, environment, kind)
 FULL JOIN records r USING (account_id, environment, kind)
 """
 
+# Per allowance period: the ledger entries' units against the counter's `used` (they must be equal).
+PERIOD_SQL = """
+WITH owners AS (
+    SELECT id AS account_id FROM accounts_account WHERE email LIKE %(pattern)s
+), drawn AS (
+    SELECT account_id, environment, kind, period, sum(used) AS units FROM accounts_quotacounter
+    WHERE account_id IN (SELECT account_id FROM owners) GROUP BY 1, 2, 3, 4
+), entered AS (
+    SELECT account_id, environment, kind, period, sum(units) AS units FROM accounts_meteringevent
+    WHERE account_id IN (SELECT account_id FROM owners) GROUP BY 1, 2, 3, 4
+)
+SELECT coalesce(d.account_id, e.account_id), coalesce(d.environment, e.environment), coalesce(d.kind, e.kind),
+       coalesce(d.period, e.period), coalesce(d.units, 0), coalesce(e.units, 0)
+FROM drawn d FULL JOIN entered e USING (account_id, environment, kind, period)
+"""
+
+OPEN_BATCHES_SQL = """
+SELECT count(*) FROM screening_screeningbatch
+WHERE status IN ('queued', 'running')
+  AND account_id IN (SELECT id FROM accounts_account WHERE email LIKE %(pattern)s)
+"""
+
+
+def open_batches(database_url: str, stamp: str) -> int:
+    with psycopg.connect(database_url) as connection:
+        return int(connection.execute(OPEN_BATCHES_SQL, {"pattern": f"load-{stamp}-%"}).fetchone()[0])
+
+
+def settle_batches(stack: LoadStack, stamp: str, seconds: float) -> int:
+    """Wait for the bench's screening batches to end (the worker runs their items); half way, run the
+    sweep (no beat runs here) for items whose message was lost. Returns how many are still open."""
+    deadline = time.monotonic() + seconds
+    swept = False
+    while (remaining := open_batches(stack.database_url, stamp)) and time.monotonic() < deadline:
+        if not swept and deadline - time.monotonic() < seconds / 2:
+            stack.python("from screening import batches\nbatches.sweep()\n")
+            swept = True
+        time.sleep(1)
+    return remaining
+
 
 def reconcile(database_url: str, stamp: str, tally: Tally) -> tuple[list[str], dict[str, int]]:
     """Problems found (empty when every key's ledger balances) and the totals per kind."""
@@ -507,6 +561,7 @@ def reconcile(database_url: str, stamp: str, tally: Tally) -> tuple[list[str], d
     with psycopg.connect(database_url) as connection:
         pattern = f"load-{stamp}-%"
         rows = connection.execute(LEDGER_SQL, {"pattern": pattern}).fetchall()
+        periods = connection.execute(PERIOD_SQL, {"pattern": pattern}).fetchall()
         stored_ids = {
             "screening": stored_records(connection, "screening_screening", pattern),
             "assessment": stored_records(connection, "voyages_voyageassessment", pattern),
@@ -515,11 +570,15 @@ def reconcile(database_url: str, stamp: str, tally: Tally) -> tuple[list[str], d
     for account, environment, kind, drawn, metered, charged, api_records in rows:
         seen.add((account, environment, kind))
         totals[f"{kind} units drawn"] += int(drawn)
+        totals[f"{kind} entry units"] += int(metered)
         totals[f"{kind} records"] += int(api_records)
         if not (drawn == metered == charged):
             problems.append(
-                f"{account}/{environment} {kind}: drawn {drawn}, metering events {metered}, records charged {charged}"
+                f"{account}/{environment} {kind}: drawn {drawn}, ledger entries {metered}, records charged {charged}"
             )
+    for account, environment, kind, period, drawn, entered in periods:
+        if drawn != entered:
+            problems.append(f"{account}/{environment} {kind} {period}: counter {drawn}, ledger entries {entered}")
     for kind, given in (("screening", tally.given_screenings), ("assessment", tally.given_assessments)):
         for owner, ids in given.items():
             stored = stored_ids[kind].get(owner, set())
@@ -529,6 +588,7 @@ def reconcile(database_url: str, stamp: str, tally: Tally) -> tuple[list[str], d
                     f"({len(ids - stored)} given but not stored, {len(stored - ids)} stored but never given)"
                 )
         totals[f"{kind} records given"] += sum(len(ids) for ids in given.values())
+    totals["screening batches given"] = sum(len(ids) for ids in tally.given_batches.values())
     return problems, dict(totals)
 
 
@@ -590,6 +650,8 @@ def warm_up(base_url: str, keys: list[Key], tally: Tally, args: argparse.Namespa
             tally.given_screenings[owner] |= ids
         for owner, ids in warm.given_assessments.items():
             tally.given_assessments[owner] |= ids
+        for owner, ids in warm.given_batches.items():
+            tally.given_batches[owner] |= ids
         slowest = max((o.latency_ms for o in warm.outcomes if o.status is not None and o.status < 300), default=0.0)
         print(f"warm-up round {round_number}: {len(warm.outcomes)} requests, slowest answer {slowest:.0f} ms")
         if slowest <= WARM_MAX_MS or time.monotonic() - started >= args.warmup_limit:
@@ -634,6 +696,7 @@ def main() -> int:
     parser.add_argument("--hot-share", type=float, default=0.1, help="share of requests on the hot key/address")
     parser.add_argument("--max-backoff", type=float, default=1.0, help="longest wait after a 429/503 (s)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--settle-seconds", type=float, default=120.0, help="longest wait for batches to end (s)")
     parser.add_argument("--database-url", help="an existing PostgreSQL database of its own (migrated and seeded)")
     parser.add_argument("--redis-url", help="an existing Redis (with --database-url)")
     parser.add_argument("--keep", action="store_true", help="keep the stack's folder (logs) at the end")
@@ -680,7 +743,10 @@ def main() -> int:
         )
         print(f"the clients' own CPU: {client_cpu:.1f} s in {wall:.1f} s ({100 * client_cpu / wall:.0f}% of one core)")
         time.sleep(1)  # the access log's background writer and the worker settle before the logs are read
+        still_open = settle_batches(stack, stamp, args.settle_seconds)
         ledger_problems, totals = reconcile(stack.database_url, stamp, tally)
+        if still_open:
+            ledger_problems.insert(0, f"{still_open} screening batches still open after {args.settle_seconds:.0f} s")
         print("ledger: " + ", ".join(f"{name} {value}" for name, value in sorted(totals.items())))
         results = checks(tally, ledger_problems, stack.log_problems())
         print()

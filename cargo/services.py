@@ -29,11 +29,12 @@ from config.api.responses import to_json_bytes
 from config.api.timefmt import rfc3339
 from metering import concurrency, pace, quota
 from screening import datastate, engine
+from screening.models import Screening
 from screening.services import ScreeningRequest, create_screening
 
 logger = logging.getLogger("service.cargo")
 
-ORIGIN_CARGO = "cargo"  # Screening.origin of a hull screened for a cargo screening
+ORIGIN_CARGO = Screening.Origin.CARGO  # a hull screened for a cargo screening
 
 
 @dataclass(frozen=True)
@@ -128,11 +129,13 @@ def create_cargo_screening(
             )
         drawn = hull_issued.units_charged if hull_issued is not None else 0
         if hull_issued is None:
-            state_after = quota.charge(account, environment, quota.KIND_SCREENING, owed)
+            state_after = quota.charge(account, environment, quota.KIND_SCREENING, owed)  # counted: no hull
         elif owed > drawn:
-            state_after = quota.charge(account, environment, quota.KIND_SCREENING, owed - drawn, imo=hull.imo)
+            state_after = quota.charge(
+                account, environment, quota.KIND_SCREENING, owed - drawn, imo=hull.imo, reason=quota.Reason.TOPUP
+            )
         elif owed < drawn:
-            state_after = quota.refund(account, environment, quota.KIND_SCREENING, drawn - owed)
+            state_after = quota.refund(account, environment, quota.KIND_SCREENING, drawn - owed, imo=hull.imo)
         else:
             state_after = hull_issued.quota
         record = CargoScreening(

@@ -254,17 +254,19 @@ CELERY_TIMEZONE = "UTC"
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Voyage batches: each accepted route is one task holding a lease on its item while it runs; the
-# sweep (every VOYAGE_BATCH_SWEEP_SECONDS) re-sends items queued or running past their lease,
+# sweep (every JOBS_SWEEP_SECONDS) re-sends items queued or running past their lease,
 # fails an item after VOYAGE_BATCH_ITEM_MAX_ATTEMPTS lost runs, and ends a batch still unfinished
 # VOYAGE_BATCH_DEADLINE_SECONDS after creation (unfinished items failed deadline_exceeded, refunded).
 VOYAGE_BATCH_ITEM_LEASE_SECONDS = env_int("VOYAGE_BATCH_ITEM_LEASE_SECONDS", 120)
 VOYAGE_BATCH_ITEM_MAX_ATTEMPTS = env_int("VOYAGE_BATCH_ITEM_MAX_ATTEMPTS", 3)
 VOYAGE_BATCH_DEADLINE_SECONDS = env_int("VOYAGE_BATCH_DEADLINE_SECONDS", 1800)
-VOYAGE_BATCH_SWEEP_SECONDS = env_int("VOYAGE_BATCH_SWEEP_SECONDS", 60)
 # Screening batches (screening/batches.py): the same flow and sweep, one task per hull.
 SCREENING_BATCH_ITEM_LEASE_SECONDS = env_int("SCREENING_BATCH_ITEM_LEASE_SECONDS", 120)
 SCREENING_BATCH_ITEM_MAX_ATTEMPTS = env_int("SCREENING_BATCH_ITEM_MAX_ATTEMPTS", 3)
 SCREENING_BATCH_DEADLINE_SECONDS = env_int("SCREENING_BATCH_DEADLINE_SECONDS", 1800)
+# How often beat sweeps every job kind (voyage and screening batches, exports); the variable's
+# earlier name, VOYAGE_BATCH_SWEEP_SECONDS, is still read when the new one is not set.
+JOBS_SWEEP_SECONDS = env_int("JOBS_SWEEP_SECONDS", env_int("VOYAGE_BATCH_SWEEP_SECONDS", 60))
 # Automatic resolution (screening/resolution.py): a due follow-up is claimed under this lease before
 # it is re-screened; a run that dies mid-attempt leaves it to the next beat tick once the lease lapses.
 FOLLOW_UP_LEASE_SECONDS = env_int("FOLLOW_UP_LEASE_SECONDS", 120)
@@ -420,7 +422,7 @@ CELERY_BEAT_SCHEDULE = {
     # Every list with an official URL, daily (an unchanged file is recognised by checksum).
     "refresh-sources-daily": {"task": "screening.refresh_sources", "schedule": 86400.0},
     # Job items (voyage batches, ...) lost with a worker or a broker restart are re-sent; overdue jobs end.
-    "sweep-jobs": {"task": "jobs.sweep", "schedule": float(VOYAGE_BATCH_SWEEP_SECONDS)},
+    "sweep-jobs": {"task": "jobs.sweep", "schedule": float(JOBS_SWEEP_SECONDS)},
     # Webhook deliveries: retries that came due, attempts lost with their worker.
     "sweep-webhook-deliveries": {"task": "webhooks.sweep", "schedule": float(WEBHOOK_SWEEP_SECONDS)},
     # Monitors: open the runs whose slot has come; recover lost and deferred runs.

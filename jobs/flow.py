@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Account
@@ -39,6 +39,7 @@ from config.api.responses import to_json_bytes
 from config.api.timefmt import rfc3339
 from config.task_sending import send_each
 from jobs.kinds import JobKind
+from jobs.leases import LeaseLost, SweepReport
 from jobs.models import Job, JobItem
 from jobs.tasks import run_job_item
 from metering import quota
@@ -55,10 +56,6 @@ RUN_SUCCEEDED = "succeeded"
 RUN_FAILED = "failed"
 RUN_SKIPPED = "skipped"  # the item was not queued: running elsewhere, or already settled
 RUN_SUPERSEDED = "superseded"  # the claim was taken over while it ran; nothing written
-
-
-class LeaseLost(Exception):
-    """The item is no longer held under this attempt: roll back what the attempt wrote."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +80,7 @@ class CreatedJob:
 
 
 def _lease(kind: JobKind, now: datetime) -> datetime:
-    return now + timedelta(seconds=kind.lease_seconds)
+    return kind.lease.expiry(now)
 
 
 def _items(kind: JobKind, job_id: str):  # type: ignore[no-untyped-def]
@@ -112,7 +109,11 @@ def create(
         quota.ensure_available(account, environment, kind.quota_kind, accepted)
     now = now or timezone.now()
     with transaction.atomic():
-        state = quota.charge(account, environment, kind.quota_kind, accepted) if metered else None
+        state = (
+            quota.charge(account, environment, kind.quota_kind, accepted, reason=quota.Reason.RESERVATION, at=now)
+            if metered
+            else None
+        )
         job = kind.job_model.objects.create(
             **(job_fields or {}),
             account=account,
@@ -189,14 +190,10 @@ class ItemRun:
         self._settle(JobItem.Status.FAILED, refund=True, error=error)
 
     def _settle(self, status: str, *, refund: bool, **fields: Any) -> None:
-        updated = self.kind.item_model.objects.filter(
-            pk=self.item.pk, status=JobItem.Status.RUNNING, attempts=self.attempt
-        ).update(status=status, lease_expires_at=None, **fields)
-        if not updated:
-            raise LeaseLost(self.item.pk)
+        self.kind.lease.settle(self.item.pk, self.attempt, status=status, **fields)
         if refund and self.item.reserved_unit and self.kind.quota_kind is not None:
             job = self.job
-            quota.refund(job.account, job.environment, self.kind.quota_kind)
+            quota.refund(job.account, job.environment, self.kind.quota_kind, drawn_at=job.created_at)
         self.settled = status
 
 
@@ -204,10 +201,7 @@ def claim(kind: JobKind, item_id: str, now: datetime | None = None) -> ItemRun |
     """queued -> running under a new attempt, or None when the item is not this worker's to run."""
     now = now or timezone.now()
     with transaction.atomic():
-        claimed = kind.item_model.objects.filter(pk=item_id, status=JobItem.Status.QUEUED).update(
-            status=JobItem.Status.RUNNING, lease_expires_at=_lease(kind, now), attempts=F("attempts") + 1
-        )
-        if not claimed:
+        if not kind.lease.claim(Q(pk=item_id, status=JobItem.Status.QUEUED), now):
             return None
         item = kind.item_model.objects.select_related(f"{kind.job_field}__account").get(pk=item_id)
         kind.job_model.objects.filter(pk=getattr(item, f"{kind.job_field}_id"), status=Job.Status.QUEUED).update(
@@ -297,22 +291,6 @@ def _emit_completed(kind: JobKind, job: Job, statuses: list[str]) -> None:
 # --- sweep ----------------------------------------------------------------------------------
 
 
-@dataclass
-class SweepReport:
-    redispatched: int = 0  # items re-sent (queued past their lease, or running past it: lost)
-    exhausted: int = 0  # items failed attempts_exhausted
-    expired: int = 0  # items failed deadline_exceeded
-    settled: list[str] = field(default_factory=list)  # jobs this sweep ended
-
-    def as_dict(self) -> dict:
-        return {
-            "redispatched": self.redispatched,
-            "exhausted": self.exhausted,
-            "expired": self.expired,
-            "settled": len(self.settled),
-        }
-
-
 def _give_up(kind: JobKind, job: Job, items: Q, code: str, message: str) -> int:
     """Fail the job's open items matching `items` and refund the units they reserved, in one transaction."""
     error = {"code": code, "message": message}
@@ -323,7 +301,7 @@ def _give_up(kind: JobKind, job: Job, items: Q, code: str, message: str) -> int:
         )
         unreserved = open_items.update(status=JobItem.Status.FAILED, lease_expires_at=None, error=error)
         if reserved and kind.quota_kind is not None:
-            quota.refund(job.account, job.environment, kind.quota_kind, reserved)
+            quota.refund(job.account, job.environment, kind.quota_kind, reserved, drawn_at=job.created_at)
     return reserved + unreserved
 
 
@@ -332,27 +310,18 @@ def _requeue_stale(kind: JobKind, job: Job, now: datetime) -> list[str]:
     stale = _items(kind, job.pk).filter(
         Q(lease_expires_at__lte=now) | Q(lease_expires_at__isnull=True), status__in=JobItem.OPEN
     )
-    requeued = []
-    for item_id, status, lease in stale.values_list("pk", "status", "lease_expires_at"):
-        # Conditional on what was read: a worker that claimed or settled the item since wins.
-        if kind.item_model.objects.filter(pk=item_id, status=status, lease_expires_at=lease).update(
-            status=JobItem.Status.QUEUED, lease_expires_at=_lease(kind, now)
-        ):
-            if status == JobItem.Status.RUNNING:
-                logger.warning("%s item %s lost its worker (lease ran out); queued again", kind.name, item_id)
-            requeued.append(item_id)
-    return requeued
+    return kind.lease.requeue(stale, JobItem.Status.QUEUED, now)
 
 
 def sweep(kind: JobKind, now: datetime | None = None) -> SweepReport:
     """Recover a kind's open jobs: re-send stale items, fail lost ones, end overdue jobs."""
     now = now or timezone.now()
-    report = SweepReport()
+    report = SweepReport("redispatched", "exhausted", "expired", listed=("settled",))
     overdue_before = now - timedelta(seconds=kind.deadline_seconds)
     resend: list[str] = []
     for job in kind.job_model.objects.filter(status__in=Job.OPEN).select_related("account"):
         if job.created_at <= overdue_before:
-            report.expired += _give_up(
+            expired = _give_up(
                 kind,
                 job,
                 Q(),
@@ -360,8 +329,9 @@ def sweep(kind: JobKind, now: datetime | None = None) -> SweepReport:
                 f"the {kind.job_noun} did not finish within {kind.deadline_seconds} s; "
                 f"this {kind.item_noun}'s unit is refunded: send it again in a new {kind.job_noun}.",
             )
+            report.add("expired", expired)
         else:
-            report.exhausted += _give_up(
+            exhausted = _give_up(
                 kind,
                 job,
                 Q(status=JobItem.Status.RUNNING, lease_expires_at__lte=now, attempts__gte=kind.max_attempts),
@@ -369,10 +339,11 @@ def sweep(kind: JobKind, now: datetime | None = None) -> SweepReport:
                 f"the {kind.item_noun}'s run was lost {kind.max_attempts} times (its worker stopped "
                 f"or failed); its unit is refunded: send it again in a new {kind.job_noun}.",
             )
+            report.add("exhausted", exhausted)
             resend.extend(_requeue_stale(kind, job, now))
         if settle_job(kind, job.pk, now) is not None:
-            report.settled.append(job.pk)
-    report.redispatched = dispatch(kind, resend) if resend else 0
+            report.add_id("settled", job.pk)
+    report.add("redispatched", dispatch(kind, resend) if resend else 0)
     return report
 
 

@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.utils.module_loading import autodiscover_modules
+
+from jobs.leases import KindRegistry, Lease
+from jobs.models import JobItem
 
 if TYPE_CHECKING:
     from jobs.flow import ItemRun
-    from jobs.models import Job, JobItem
+    from jobs.models import Job
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,11 @@ class JobKind:
         return int(getattr(settings, f"{self.settings_prefix}_ITEM_LEASE_SECONDS"))
 
     @property
+    def lease(self) -> Lease:
+        """An item is held while running, fenced by its attempt number (jobs/leases.py)."""
+        return Lease(self.item_model, JobItem.Status.RUNNING, lambda: self.lease_seconds)
+
+    @property
     def max_attempts(self) -> int:
         return int(getattr(settings, f"{self.settings_prefix}_ITEM_MAX_ATTEMPTS"))
 
@@ -72,26 +79,16 @@ class JobKind:
         return int(getattr(settings, f"{self.settings_prefix}_DEADLINE_SECONDS"))
 
 
-_KINDS: dict[str, JobKind] = {}
+_KINDS: KindRegistry[JobKind] = KindRegistry("job kind")
 
 
 def register(kind: JobKind) -> JobKind:
-    existing = _KINDS.get(kind.name)
-    if existing is not None and existing != kind:
-        raise ValueError(f"job kind {kind.name} is already registered")
-    _KINDS[kind.name] = kind
-    return kind
+    return _KINDS.register(kind.name, kind)
 
 
 def get(name: str) -> JobKind:
-    if name not in _KINDS:
-        autodiscover_modules("tasks")
-    try:
-        return _KINDS[name]
-    except KeyError:
-        raise LookupError(f"unknown job kind {name}") from None
+    return _KINDS.get(name)
 
 
 def all_kinds() -> list[JobKind]:
-    autodiscover_modules("tasks")
-    return list(_KINDS.values())
+    return _KINDS.all()

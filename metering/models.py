@@ -26,18 +26,50 @@ class QuotaCounter(models.Model):
 
 
 class MeteringEvent(models.Model):
-    """One screening (charged or not) — the history pace and quota_pace are computed from."""
+    """One entry of the allowance ledger: every charge, reservation, settlement, refund and correction.
+
+    For every (account, environment, kind, period) the entries' units sum to QuotaCounter.used: each
+    is written in the transaction, and by the same call (metering.quota), that moves the counter.
+    The pace rules (metering.pace) count the CHARGE entries of kind screening: one per screening record
+    the customer caused, whatever the door; quota_pace counts the charged ones (units > 0).
+    """
+
+    class Reason(models.TextChoices):
+        # A screening record the customer caused (REST, MCP, batch item, vessel monitor run, cargo
+        # screening) or an assessment: 1 unit, or 0 for an INCOMPLETE. The pace rules count these.
+        CHARGE = "charge"
+        # The service's own re-screen of an INCOMPLETE (origin resolution): 1 unit when it reaches a
+        # verdict, else 0. Not the customer's: the pace rules do not count it.
+        RESCREEN = "rescreen"
+        # The units a job (screening batch, voyage batch) holds for its accepted items at creation.
+        RESERVATION = "reservation"
+        # A batch item settling against its job's reservation: -1 when the item's own record draws its
+        # unit (a screening batch hull's verdict), 0 when the reserved unit pays for the result (a route).
+        SETTLEMENT = "settlement"
+        # Units given back (negative): a failed, deadline or attempts-exhausted item, a batch hull that
+        # came back INCOMPLETE, a cargo screening that owes less than its hull drew.
+        REFUND = "refund"
+        # The unit a cargo screening owes beyond its hull's (the hull came back INCOMPLETE).
+        TOPUP = "topup"
+        # A correction of the counter: an operator's edit, or the opening balance the ledger migration
+        # wrote for what the entries before it did not record (refunds).
+        ADJUSTMENT = "adjustment"
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="metering_events")
     environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
     kind = models.CharField(max_length=12)
     at = models.DateTimeField(default=timezone.now, db_index=True)
     imo = models.CharField(max_length=16, blank=True)
-    units = models.SmallIntegerField(default=1)
+    units = models.SmallIntegerField(default=1)  # signed: refunds and settlements are negative
+    reason = models.CharField(max_length=12, choices=Reason.choices, default=Reason.CHARGE)
+    period = models.CharField(max_length=7, blank=True)  # the QuotaCounter period drawn on: 'YYYY-MM' or 'once'
 
     class Meta:
         db_table = "accounts_meteringevent"
-        indexes = [models.Index(fields=["account", "kind", "at"], name="accounts_me_account_a78580_idx")]
+        indexes = [
+            # The pace rules' read: an account's newest CHARGE entries of kind screening.
+            models.Index(fields=["account", "kind", "reason", "at"], name="metering_ledger_pace_idx")
+        ]
 
 
 class IdempotencyRecord(models.Model):

@@ -13,10 +13,18 @@ transaction is already the database's only writer (config/settings.py opens them
 So the count always includes every screening committed before it and the 251st is refused
 however many run in parallel: the transaction rolls back (no record, no unit, no event) and
 the account is paused. The register-walk rule is evaluated after the commit, from the same read.
+
+What counts is screenings, not ledger entries: the CHARGE entries of kind screening, one per
+screening record the customer caused, whatever the door (REST, MCP, batch item, vessel monitor
+run, cargo screening). A batch's reservation, settlements, refunds, a cargo top-up and the
+service's own re-screens of INCOMPLETEs (RESCREEN) are entries too, and none of them is counted.
+The walk rule reads the hulls (IMO numbers) of the newest counted screenings: a cargo screening
+without a vessel has none and is skipped.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 from collections.abc import Iterator
@@ -32,6 +40,8 @@ from config.api.errors import ApiError
 from config.api.timefmt import rfc3339
 from config.compiled_query import CompiledQuery
 from metering.models import MeteringEvent
+
+COUNTED = MeteringEvent.Reason.CHARGE  # the entry of a screening the customer caused
 
 logger = logging.getLogger("service.pace")
 
@@ -66,7 +76,9 @@ def paused_error(account: Account, environment: str | None = None) -> ApiError:
     if environment in environments:
         environments.remove(environment)
         environments.insert(0, environment)
-    states = quota.current_states_for(account, environments, quota.KIND_SCREENING)
+    # The same read as GET /usage (quota.usage_states): the message and /usage give the same numbers.
+    read = quota.usage_states(account, environments, (quota.KIND_SCREENING,))
+    states = {env: read[(env, quota.KIND_SCREENING)] for env in environments}
     since = f" since {rfc3339(account.paused_at)}" if account.paused_at else ""
     allowances = "; ".join(_allowance_text(states[env]) for env in environments)
     return ApiError(
@@ -95,8 +107,13 @@ def is_register_walk(imos: list[int]) -> bool:
     return steps > (len(imos) - 1) / 2
 
 
+def _newest_hulls(newest_first_imos) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
+    """The IMO numbers of the newest WALK_WINDOW counted screenings that have a hull, newest first."""
+    return tuple(itertools.islice((imo for imo in newest_first_imos if imo.isdigit()), WALK_WINDOW))
+
+
 def _walk_reason(newest_first_imos: list[str]) -> str | None:
-    numbers = [int(imo) for imo in reversed(newest_first_imos[:WALK_WINDOW]) if imo.isdigit()]
+    numbers = [int(imo) for imo in reversed(_newest_hulls(newest_first_imos))]
     if len(numbers) == WALK_WINDOW and is_register_walk(numbers):
         return WALK_REASON
     return None
@@ -145,7 +162,7 @@ class Admission:
     """A free account's screening admitted within the burst line, and what the walk rule needs."""
 
     account: Account | None = None  # None: nothing to check (a paid account, or not counted)
-    newest_imos: tuple[str, ...] = ()  # the account's newest screenings, this one first
+    newest_imos: tuple[str, ...] = ()  # the hulls of the account's newest screenings, this one first
 
     def check_walk(self, _account: Account | None = None) -> str | None:
         """After the commit: pause when the screenings step through a register; returns the reason."""
@@ -188,7 +205,7 @@ class BurstLine:
         if sum(1 for _, at in recent if at > now - BURST_WINDOW) > BURST_LIMIT:
             raise BurstLineCrossed()
         self.admission.account = self.account
-        self.admission.newest_imos = tuple(imo for imo, _ in recent[:WALK_WINDOW])
+        self.admission.newest_imos = _newest_hulls(imo for imo, _ in recent)
         return self.admission
 
 
@@ -250,10 +267,11 @@ _connect_task_signal()
 
 
 # Read on every free account's screening: its SQL is built once per process (config/compiled_query.py).
-# Enough rows for both rules: the burst line needs the newest BURST_LIMIT + 1, the walk the newest 40.
+# Enough rows for both rules: the burst line needs the newest BURST_LIMIT + 1, the walk the newest 40
+# hulls. Counted screenings only (CHARGE entries): never a reservation, refund, top-up or re-screen.
 _NEWEST_SCREENINGS = CompiledQuery(
     lambda account_id: (
-        MeteringEvent.objects.filter(account_id=account_id, kind="screening")
+        MeteringEvent.objects.filter(account_id=account_id, kind="screening", reason=COUNTED)
         .order_by("-at", "-id")
         .values("imo", "at")[: BURST_LIMIT + 1]
     ),
@@ -262,6 +280,6 @@ _NEWEST_SCREENINGS = CompiledQuery(
 
 
 def _recent(account_id: str) -> list[tuple[str, datetime]]:
-    """The account's newest BURST_LIMIT + 1 screenings, newest first: (imo, at)."""
+    """The account's newest BURST_LIMIT + 1 counted screenings, newest first: (imo, at)."""
     rows = _NEWEST_SCREENINGS.rows(MeteringEvent.objects.db, account_id=account_id)
     return [(row["imo"], row["at"]) for row in rows]

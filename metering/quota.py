@@ -1,18 +1,25 @@
-"""Allowances (contract part 8), atomic charging, and what the quota notices need.
+"""Allowances (contract part 8), atomic charging, the ledger, and what the quota notices need.
 
 Charging is a conditional UPDATE (used + units <= limit) inside the caller's transaction,
 so a unit is never lost or counted twice under concurrency, and an INCOMPLETE is simply
 never charged (the refund and the charge are the same transaction that writes nothing).
+
+The ledger: every movement of a counter is one entry (MeteringEvent) written by the same call, in
+the same transaction: `charge` (a CHARGE, RESCREEN, RESERVATION, SETTLEMENT or TOPUP entry of
++units) and `refund` (a REFUND or SETTLEMENT entry of -units), each naming the allowance period it
+moved. So for every (account, environment, kind, period) the entries' units sum to the counter's
+`used`. A charge is its UPDATE and one INSERT, a refund its UPDATE and one INSERT.
 """
 
 from __future__ import annotations
 
+import logging
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from django.db import connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import ENV_LIVE, ENV_TEST, Account
@@ -21,9 +28,15 @@ from config.api.timefmt import rfc3339
 from config.compiled_query import CompiledQuery
 from metering.models import MeteringEvent, QuotaCounter
 
+logger = logging.getLogger("service.metering")
+
 KIND_SCREENING = "screening"
 KIND_ASSESSMENT = "assessment"
 ONCE = "once"
+
+Reason = MeteringEvent.Reason
+# The entries that draw a unit for a screening or an assessment (quota_pace counts those with units > 0).
+CHARGED_REASONS = (Reason.CHARGE, Reason.RESCREEN, Reason.TOPUP)
 
 WARNING_FRACTION = 0.8
 TEST_MAX_ROUTES = 10
@@ -137,30 +150,39 @@ def current_state(account: Account, environment: str, kind: str, now: datetime |
     return QuotaState(allowance, used or 0)
 
 
-def current_states(account: Account, environment: str, kinds: tuple[str, ...], now: datetime | None = None) -> dict:
-    """Several allowances' states in one read (GET /usage): {kind: QuotaState}."""
-    allowances = {kind: allowance_for(account, environment, kind, now) for kind in kinds}
+def usage_states(
+    account: Account, environments: Iterable[str], kinds: Iterable[str], now: datetime | None = None
+) -> dict[tuple[str, str], QuotaState]:
+    """Several allowances' states in one read: {(environment, kind): QuotaState}.
+
+    What GET /usage answers and what the pause message states: the same numbers, from this read.
+    """
+    environments, kinds = tuple(environments), tuple(kinds)
+    allowances = {(env, kind): allowance_for(account, env, kind, now) for env in environments for kind in kinds}
     # One plain statement: GET /usage runs it on every call, and building the queryset cost more than running it.
     table = connection.ops.quote_name(QuotaCounter._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT kind, period, used FROM {table} WHERE account_id = %s AND environment = %s "
+            f"SELECT environment, kind, period, used FROM {table} WHERE account_id = %s "
+            f"AND environment IN ({', '.join(['%s'] * len(environments))}) "
             f"AND kind IN ({', '.join(['%s'] * len(kinds))})",
-            [account.pk, environment, *kinds],
+            [account.pk, *environments, *kinds],
         )
         rows = cursor.fetchall()
-    used = {kind: count for kind, period, count in rows if period == allowances[kind].period}
-    return {kind: QuotaState(allowance, used.get(kind, 0)) for kind, allowance in allowances.items()}
+    used = {(env, kind): count for env, kind, period, count in rows if period == allowances[(env, kind)].period}
+    return {key: QuotaState(allowance, used.get(key, 0)) for key, allowance in allowances.items()}
+
+
+def current_states(account: Account, environment: str, kinds: tuple[str, ...], now: datetime | None = None) -> dict:
+    """Several allowances' states in one environment in one read (GET /usage): {kind: QuotaState}."""
+    states = usage_states(account, (environment,), kinds, now)
+    return {kind: states[(environment, kind)] for kind in kinds}
 
 
 def current_states_for(account: Account, environments: list[str], kind: str, now: datetime | None = None) -> dict:
     """One allowance's state in several environments in one read: {environment: QuotaState}."""
-    allowances = {environment: allowance_for(account, environment, kind, now) for environment in environments}
-    rows = QuotaCounter.objects.filter(account=account, environment__in=environments, kind=kind).values_list(
-        "environment", "period", "used"
-    )
-    used = {env: count for env, period, count in rows if period == allowances[env].period}
-    return {env: QuotaState(allowance, used.get(env, 0)) for env, allowance in allowances.items()}
+    states = usage_states(account, environments, (kind,), now)
+    return {env: states[(env, kind)] for env in environments}
 
 
 def exhausted_error(state: QuotaState, now: datetime | None = None) -> ApiError:
@@ -205,13 +227,41 @@ def _draw(account_id: str, environment: str, kind: str, period: str, units: int,
     return None if row is None else int(row[0])
 
 
-def charge(account: Account, environment: str, kind: str, units: int = 1, imo: str = "") -> QuotaState:
-    """Draw units atomically; call inside the transaction that writes the charged result.
+def _give_back(account_id: str, environment: str, kind: str, period: str, units: int) -> int | None:
+    """One conditional UPDATE … RETURNING: the new `used`, or None when the counter holds fewer units."""
+    table = connection.ops.quote_name(QuotaCounter._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET used = used - %s WHERE account_id = %s AND environment = %s AND kind = %s "
+            "AND period = %s AND used >= %s RETURNING used",
+            [units, account_id, environment, kind, period, units],
+        )
+        row = cursor.fetchone()
+    return None if row is None else int(row[0])
 
-    The common case is one statement (the conditional update) plus the metering event; the
-    period's first charge creates the counter. Raises 402 when the allowance cannot cover it.
+
+def charge(
+    account: Account,
+    environment: str,
+    kind: str,
+    units: int = 1,
+    imo: str = "",
+    *,
+    reason: str = Reason.CHARGE,
+    at: datetime | None = None,
+) -> QuotaState:
+    """Draw units atomically and enter them in the ledger; call inside the transaction that writes the
+    charged result.
+
+    `reason`: the entry's (default CHARGE: a screening record the customer caused, or an assessment;
+    RESCREEN for the service's own re-screen of an INCOMPLETE, RESERVATION for a job's accepted items,
+    TOPUP, SETTLEMENT). `at`: when (default now; its month is the period of a monthly allowance).
+
+    The common case is one statement (the conditional update) plus the entry; the period's first
+    charge creates the counter. Raises 402 when the allowance cannot cover it.
     """
-    allowance = allowance_for(account, environment, kind)
+    at = at or timezone.now()
+    allowance = allowance_for(account, environment, kind, at)
     with transaction.atomic(savepoint=False):  # part of the caller's transaction: no extra round trip
         used = _draw(account.pk, environment, kind, allowance.period, units, allowance.limit) if units else None
         if used is None:
@@ -224,16 +274,81 @@ def charge(account: Account, environment: str, kind: str, units: int = 1, imo: s
                     raise exhausted_error(current_state(account, environment, kind))
             else:
                 used = counter.used
-        MeteringEvent.objects.create(account=account, environment=environment, kind=kind, imo=imo, units=units)
+        MeteringEvent.objects.create(
+            account=account,
+            environment=environment,
+            kind=kind,
+            at=at,
+            imo=imo,
+            units=units,
+            reason=reason,
+            period=allowance.period,
+        )
     return QuotaState(allowance, used, drawn=units)
 
 
-def refund(account: Account, environment: str, kind: str, units: int = 1) -> QuotaState:
-    allowance = allowance_for(account, environment, kind)
-    QuotaCounter.objects.filter(
-        account=account, environment=environment, kind=kind, period=allowance.period, used__gte=units
-    ).update(used=F("used") - units)
-    return current_state(account, environment, kind)
+def refund(
+    account: Account,
+    environment: str,
+    kind: str,
+    units: int = 1,
+    *,
+    reason: str = Reason.REFUND,
+    drawn_at: datetime | None = None,
+    imo: str = "",
+) -> QuotaState:
+    """Give back units and enter them (negative) in the ledger; call inside the transaction that
+    writes why (a failed item, an uncharged result).
+
+    `drawn_at`: when the units were drawn (a job's creation, for its reservation); they go back to
+    that allowance period (default now). `reason`: REFUND, or SETTLEMENT for a batch item's reserved
+    unit handed over to its own record's charge. Returns the state of the current period.
+    """
+    now = timezone.now()
+    allowance = allowance_for(account, environment, kind, drawn_at or now)
+    if units <= 0:
+        return current_state(account, environment, kind, now)
+    with transaction.atomic(savepoint=False):
+        used = _give_back(account.pk, environment, kind, allowance.period, units)
+        if used is None:  # never with a balanced ledger: nothing to give back, nothing entered
+            logger.warning(
+                "refund of %s %s unit(s) to %s/%s/%s found fewer on the counter; nothing given back",
+                units, kind, account.pk, environment, allowance.period,
+            )  # fmt: skip
+            return current_state(account, environment, kind, now)
+        MeteringEvent.objects.create(
+            account=account,
+            environment=environment,
+            kind=kind,
+            at=now,
+            imo=imo,
+            units=-units,
+            reason=reason,
+            period=allowance.period,
+        )
+    if drawn_at is not None and allowance.period != allowance_for(account, environment, kind, now).period:
+        return current_state(account, environment, kind, now)
+    return QuotaState(allowance, used)
+
+
+def adjust(counter: QuotaCounter, used: int, at: datetime | None = None) -> None:
+    """Set a counter's `used` (an operator's correction) and enter the difference as an ADJUSTMENT."""
+    with transaction.atomic():
+        locked = QuotaCounter.objects.select_for_update().get(pk=counter.pk)
+        difference = used - locked.used
+        if not difference:
+            return
+        QuotaCounter.objects.filter(pk=counter.pk).update(used=used)
+        MeteringEvent.objects.create(
+            account_id=locked.account_id,
+            environment=locked.environment,
+            kind=locked.kind,
+            at=at or timezone.now(),
+            units=difference,
+            reason=Reason.ADJUSTMENT,
+            period=locked.period,
+        )
+    counter.used = used
 
 
 def warning_due(state: QuotaState) -> bool:
@@ -256,10 +371,13 @@ class PaceProjection:
     trailing_7_day_count: int
 
 
-# When the account first drew a unit of this kind: read on every charged screening (quota_pace).
+# When the account first drew a unit of this kind for a screening or an assessment (not a job's
+# reservation): read on every charged screening (quota_pace).
 _FIRST_CHARGE = CompiledQuery(
     lambda account_id, environment, kind: (
-        MeteringEvent.objects.filter(account_id=account_id, environment=environment, kind=kind, units__gt=0)
+        MeteringEvent.objects.filter(
+            account_id=account_id, environment=environment, kind=kind, reason__in=CHARGED_REASONS, units__gt=0
+        )
         .order_by("at")
         .values("at")[:1]
     ),
@@ -300,8 +418,12 @@ def pace_projection(account: Account, state: QuotaState, now: datetime | None = 
     first = _first_charge(account.pk, allowance.environment, allowance.kind)
     if first is None or now - first < timedelta(days=3):
         return None
-    events = MeteringEvent.objects.filter(
-        account=account, environment=allowance.environment, kind=allowance.kind, units__gt=0
+    events = MeteringEvent.objects.filter(  # charged screenings (or assessments), not reservations
+        account=account,
+        environment=allowance.environment,
+        kind=allowance.kind,
+        reason__in=CHARGED_REASONS,
+        units__gt=0,
     )
     window_start = now - timedelta(days=7)
     days = min(7.0, (now - max(first, window_start)).total_seconds() / 86400)

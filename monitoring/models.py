@@ -67,7 +67,30 @@ class VesselMonitor(TenantModel):
         return f"{self.id} IMO {self.imo} ({self.mode})"
 
 
-class VesselMonitorRun(models.Model):
+class MonitorRun(models.Model):
+    """One run of a monitor for one slot, held under a lease while it runs (monitoring/runs.py,
+    jobs/leases.py): its status, attempts (the claim fence), what it changed and emitted."""
+
+    OPEN: ClassVar[tuple[str, ...]] = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.DEFERRED)
+
+    slot = models.DateTimeField()
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    changes = models.JSONField(default=list, blank=True)
+    event_ids = models.JSONField(default=list, blank=True)
+    error = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"{self.monitor_id} @ {self.slot:%Y-%m-%d %H:%M} {self.status}"  # type: ignore[attr-defined]
+
+
+class VesselMonitorRun(MonitorRun):
     """One run of a vessel monitor for one slot: what it read, what it concluded, what it emitted."""
 
     class Outcome(models.TextChoices):
@@ -77,32 +100,18 @@ class VesselMonitorRun(models.Model):
         UNCONFIRMED = "unconfirmed"  # moved on one screen, not on the re-screen: nothing emitted
         DEGRADED = "degraded"  # INCOMPLETE: vessel_data.degraded, baseline kept
 
-    OPEN: ClassVar[tuple[str, ...]] = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.DEFERRED)
-
     monitor = models.ForeignKey(VesselMonitor, on_delete=models.CASCADE, related_name="runs")
-    slot = models.DateTimeField()
     simulated = models.BooleanField(default=False)
-    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
     outcome = models.CharField(max_length=12, choices=Outcome.choices, blank=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
     screening = models.ForeignKey(
         "screening.Screening", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     verdict = models.JSONField(null=True, blank=True)
-    changes = models.JSONField(default=list, blank=True)
-    event_ids = models.JSONField(default=list, blank=True)
-    error = models.JSONField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-slot"]
         constraints = [models.UniqueConstraint(fields=["monitor", "slot"], name="one_vessel_run_per_slot")]
         indexes = [models.Index(fields=["status", "lease_expires_at"])]
-
-    def __str__(self) -> str:
-        return f"{self.monitor_id} @ {self.slot:%Y-%m-%d %H:%M} {self.status}"
 
 
 class CorridorMonitor(TenantModel):
@@ -132,28 +141,16 @@ class CorridorMonitor(TenantModel):
         return f"{self.id} corridor"
 
 
-class CorridorMonitorRun(models.Model):
+class CorridorMonitorRun(MonitorRun):
     """One recomputation of a corridor monitor for one slot."""
 
     monitor = models.ForeignKey(CorridorMonitor, on_delete=models.CASCADE, related_name="runs")
-    slot = models.DateTimeField()
-    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
     assessment = models.ForeignKey(
         "voyages.VoyageAssessment", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     summary = models.JSONField(null=True, blank=True)
-    changes = models.JSONField(default=list, blank=True)
-    event_ids = models.JSONField(default=list, blank=True)
-    error = models.JSONField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-slot"]
         constraints = [models.UniqueConstraint(fields=["monitor", "slot"], name="one_corridor_run_per_slot")]
         indexes = [models.Index(fields=["status", "lease_expires_at"])]
-
-    def __str__(self) -> str:
-        return f"{self.monitor_id} @ {self.slot:%Y-%m-%d %H:%M} {self.status}"

@@ -26,10 +26,12 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from config.api.errors import ApiError
+from config.task_sending import send_each
+from jobs.leases import KindRegistry, Lease, LeaseLost, SweepReport
 from monitoring.models import RunStatus
 
 logger = logging.getLogger("service.monitoring")
@@ -39,10 +41,6 @@ RAN_FAILED = "failed"
 RAN_DEFERRED = "deferred"
 RAN_SKIPPED = "skipped"
 RAN_SUPERSEDED = "superseded"
-
-
-class LeaseLost(Exception):
-    """The run is no longer held under this attempt: roll back what the attempt wrote."""
 
 
 class Deferred(Exception):
@@ -66,32 +64,33 @@ class MonitorKind:
     scheduled: Callable[[models.QuerySet], models.QuerySet]
     execute: Callable[[Any], None]
 
+    @property
+    def lease(self) -> Lease:
+        """A run is held while running, fenced by its attempt number (jobs/leases.py)."""
+        return Lease(self.run_model, RunStatus.RUNNING, _lease_seconds)
 
-_KINDS: dict[str, MonitorKind] = {}
+
+def _lease_seconds() -> float:
+    return settings.MONITOR_RUN_LEASE_SECONDS
+
+
+_KINDS: KindRegistry[MonitorKind] = KindRegistry("monitor kind")
 
 
 def register(kind: MonitorKind) -> MonitorKind:
-    _KINDS[kind.name] = kind
-    return kind
+    return _KINDS.register(kind.name, kind)
 
 
 def get(name: str) -> MonitorKind:
-    if name not in _KINDS:
-        from django.utils.module_loading import autodiscover_modules
-
-        autodiscover_modules("tasks")
-    return _KINDS[name]
+    return _KINDS.get(name)
 
 
 def all_kinds() -> list[MonitorKind]:
-    from django.utils.module_loading import autodiscover_modules
-
-    autodiscover_modules("tasks")
-    return list(_KINDS.values())
+    return _KINDS.all()
 
 
 def _lease(now: datetime) -> datetime:
-    return now + timedelta(seconds=settings.MONITOR_RUN_LEASE_SECONDS)
+    return now + timedelta(seconds=_lease_seconds())
 
 
 # -- schedule ----------------------------------------------------------------------------------
@@ -134,15 +133,7 @@ def dispatch(kind: MonitorKind, run_ids: Iterable[int]) -> int:
     """One task per run (best effort: the sweep re-sends what the broker did not take)."""
     from monitoring.tasks import run_monitor
 
-    sent = 0
-    for run_id in run_ids:
-        try:
-            run_monitor.delay(kind.name, run_id)
-        except Exception:  # the broker's errors vary by transport; the sweep is the recovery
-            logger.warning("%s run %s not sent; the sweep will re-send it", kind.name, run_id, exc_info=True)
-        else:
-            sent += 1
-    return sent
+    return send_each(run_monitor, ((kind.name, run_id) for run_id in run_ids), f"{kind.name} run")
 
 
 # -- run ---------------------------------------------------------------------------------------
@@ -158,9 +149,7 @@ class Claimed:
 
 def claim(kind: MonitorKind, run_id: int, now: datetime | None = None) -> Claimed | None:
     now = now or timezone.now()
-    if not kind.run_model.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
-        status=RunStatus.RUNNING, lease_expires_at=_lease(now), attempts=F("attempts") + 1
-    ):
+    if not kind.lease.claim(Q(pk=run_id, status=RunStatus.QUEUED), now):
         return None
     run = kind.run_model.objects.select_related("monitor", "monitor__account").get(pk=run_id)
     return Claimed(kind, run, run.attempts)
@@ -168,10 +157,9 @@ def claim(kind: MonitorKind, run_id: int, now: datetime | None = None) -> Claime
 
 def complete(claimed: Claimed, **fields: Any) -> None:
     """Mark the run completed with its result fields; call inside the transaction writing the result."""
-    if not claimed.kind.run_model.objects.filter(
-        pk=claimed.run.pk, status=RunStatus.RUNNING, attempts=claimed.attempt
-    ).update(status=RunStatus.COMPLETED, lease_expires_at=None, completed_at=timezone.now(), **fields):
-        raise LeaseLost(claimed.run.pk)
+    claimed.kind.lease.settle(
+        claimed.run.pk, claimed.attempt, status=RunStatus.COMPLETED, completed_at=timezone.now(), **fields
+    )
     claimed.done = True
 
 
@@ -213,43 +201,36 @@ def run_claimed(claimed: Claimed) -> str:
 
 def kind_run_filter(claimed: Claimed) -> models.QuerySet:
     """The run, only while this attempt still holds it."""
-    return claimed.kind.run_model.objects.filter(pk=claimed.run.pk, status=RunStatus.RUNNING, attempts=claimed.attempt)
+    return claimed.kind.lease.holding(claimed.run.pk, claimed.attempt)
 
 
 # -- sweep -------------------------------------------------------------------------------------
 
 
-@dataclass
-class SweepReport:
-    requeued: int = 0
-    failed: int = 0
-    resent: int = 0
-
-    def as_dict(self) -> dict:
-        return {"requeued": self.requeued, "failed": self.failed, "resent": self.resent}
-
-
 def sweep(kind: MonitorKind, now: datetime | None = None) -> SweepReport:
+    """Runs lost with their worker are failed after too many attempts, else queued again; deferred runs
+    whose time came and queued runs whose message never ran are queued (re-sent) too."""
     now = now or timezone.now()
-    report = SweepReport()
-    runs = kind.run_model.objects
-    lost = runs.filter(status=RunStatus.RUNNING, lease_expires_at__lte=now)
-    report.failed = lost.filter(attempts__gte=settings.MONITOR_RUN_MAX_ATTEMPTS).update(
-        status=RunStatus.FAILED,
-        lease_expires_at=None,
-        completed_at=now,
-        error={"code": "attempts_exhausted", "message": "the run was lost with its worker too many times"},
+    report = SweepReport("requeued", "failed", "resent")
+    lease = kind.lease
+    report.add(
+        "failed",
+        lease.give_up_lapsed(
+            now,
+            settings.MONITOR_RUN_MAX_ATTEMPTS,
+            status=RunStatus.FAILED,
+            completed_at=now,
+            error={"code": "attempts_exhausted", "message": "the run was lost with its worker too many times"},
+        ),
     )
     resend: list[int] = []
     for status in (RunStatus.RUNNING, RunStatus.DEFERRED, RunStatus.QUEUED):
-        stale = runs.filter(status=status, lease_expires_at__lte=now)
-        for run_id, lease in stale.values_list("pk", "lease_expires_at"):
-            if runs.filter(pk=run_id, status=status, lease_expires_at=lease).update(
-                status=RunStatus.QUEUED, lease_expires_at=_lease(now)
-            ):
-                resend.append(run_id)
-                report.requeued += status != RunStatus.QUEUED
-    report.resent = dispatch(kind, resend) if resend else 0
+        stale = kind.run_model.objects.filter(status=status, lease_expires_at__lte=now)
+        requeued = lease.requeue(stale, RunStatus.QUEUED, now)
+        resend.extend(requeued)
+        if status != RunStatus.QUEUED:
+            report.add("requeued", len(requeued))
+    report.add("resent", dispatch(kind, resend) if resend else 0)
     return report
 
 

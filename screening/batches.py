@@ -101,7 +101,13 @@ def screen_item(run: ItemRun) -> None:
     )
     with transaction.atomic():
         if result.chargeable and item.reserved_unit:
-            quota.refund(batch.account, batch.environment, quota.KIND_SCREENING)
+            quota.refund(
+                batch.account,
+                batch.environment,
+                quota.KIND_SCREENING,
+                reason=quota.Reason.SETTLEMENT,
+                drawn_at=batch.created_at,
+            )
         services.create_screening(
             batch.account,
             batch.environment,

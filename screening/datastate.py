@@ -54,15 +54,15 @@ class DataState:
 
 
 def _version() -> str:
-    active = SourceSnapshot.objects.filter(status=SourceSnapshot.STATUS_ACTIVE).aggregate(
+    active = SourceSnapshot.objects.filter(status=SourceSnapshot.Status.ACTIVE).aggregate(
         newest=Max("id"), count=Count("id")
     )
-    failed = SourceSnapshot.objects.filter(status=SourceSnapshot.STATUS_FAILED).aggregate(newest=Max("id"))
+    failed = SourceSnapshot.objects.filter(status=SourceSnapshot.Status.FAILED).aggregate(newest=Max("id"))
     return f"{active['newest']}:{active['count']}:{failed['newest']}"
 
 
 def _build(version: str) -> DataState:
-    active = list(SourceSnapshot.objects.filter(status=SourceSnapshot.STATUS_ACTIVE))
+    active = list(SourceSnapshot.objects.filter(status=SourceSnapshot.Status.ACTIVE))
     editions: dict[str, dict[str, EditionInfo]] = {}
     for snapshot in active:
         editions.setdefault(snapshot.source, {})[snapshot.edition] = EditionInfo(
@@ -77,11 +77,11 @@ def _build(version: str) -> DataState:
     names = set(editions) | set(SourceSnapshot.objects.values_list("source", flat=True).distinct())
     for name in names:
         latest = SourceSnapshot.objects.filter(source=name).order_by("-retrieved_at", "-id").first()
-        failure = latest.message if latest is not None and latest.status == SourceSnapshot.STATUS_FAILED else None
+        failure = latest.message if latest is not None and latest.status == SourceSnapshot.Status.FAILED else None
         sources[name] = SourceInfo(name, editions.get(name, {}), failure, latest.retrieved_at if latest else None)
     records: list[ListedRecord] = [
         record_from_json(ListedRecord, payload)  # type: ignore[misc]
-        for payload in ListedEntry.objects.filter(snapshot__status=SourceSnapshot.STATUS_ACTIVE)
+        for payload in ListedEntry.objects.filter(snapshot__status=SourceSnapshot.Status.ACTIVE)
         .values_list("record", flat=True)
         .iterator(chunk_size=5000)
     ]

@@ -59,7 +59,7 @@ _INSPECTION_ROW = "__inspection__"
 
 
 def _particulars_and_inspections(imo: str):  # type: ignore[no-untyped-def]
-    active = {"snapshot__status": SourceSnapshot.STATUS_ACTIVE}
+    active = {"snapshot__status": SourceSnapshot.Status.ACTIVE}
     particulars = RegisterEntry.objects.filter(imo=imo, **active).values("register", "record")
     inspected = (
         InspectionEntry.objects.filter(imo=imo, **active)

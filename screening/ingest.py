@@ -101,13 +101,13 @@ def record_from_json(model: type, payload: dict) -> object:
 
 def record_failure(source: str, reason: str, *, origin: str = "", edition: str = "") -> SourceSnapshot:
     return SourceSnapshot.objects.create(
-        source=source, edition=edition, status=SourceSnapshot.STATUS_FAILED, origin=origin[:500], message=reason[:500]
+        source=source, edition=edition, status=SourceSnapshot.Status.FAILED, origin=origin[:500], message=reason[:500]
     )
 
 
 def active_snapshot(source: str, edition: str = "") -> SourceSnapshot | None:
     return (
-        SourceSnapshot.objects.filter(source=source, edition=edition, status=SourceSnapshot.STATUS_ACTIVE)
+        SourceSnapshot.objects.filter(source=source, edition=edition, status=SourceSnapshot.Status.ACTIVE)
         .order_by("-retrieved_at", "-id")
         .first()
     )
@@ -157,7 +157,7 @@ def load_snapshot(
             snapshot = SourceSnapshot.objects.create(
                 source=source,
                 edition=edition,
-                status=SourceSnapshot.STATUS_ACTIVE,
+                status=SourceSnapshot.Status.ACTIVE,
                 checksum=data_checksum,
                 row_count=len(parsed.records),
                 published_at=parsed.published_at,
@@ -193,10 +193,10 @@ def load_snapshot(
                 ),
             )
             superseded = SourceSnapshot.objects.filter(
-                source=source, edition=edition, status=SourceSnapshot.STATUS_ACTIVE
+                source=source, edition=edition, status=SourceSnapshot.Status.ACTIVE
             ).exclude(pk=snapshot.pk)
             old_ids = list(superseded.values_list("pk", flat=True))
-            superseded.update(status=SourceSnapshot.STATUS_SUPERSEDED)
+            superseded.update(status=SourceSnapshot.Status.SUPERSEDED)
             # Superseded copies are provenance only; their rows would just cost space.
             for model in (ListedEntry, RegisterEntry, InspectionEntry):
                 model.objects.filter(snapshot_id__in=old_ids).delete()

@@ -23,14 +23,15 @@ def _screening_id() -> str:  # referenced by migration 0001
 class SourceSnapshot(models.Model):
     """One load of one source (or one of its files). The newest active one serves."""
 
-    STATUS_ACTIVE = "active"
-    STATUS_SUPERSEDED = "superseded"
-    STATUS_FAILED = "failed"
+    class Status(models.TextChoices):
+        ACTIVE = "active"  # the newest good load of its source and edition: it serves
+        SUPERSEDED = "superseded"
+        FAILED = "failed"  # a load refused (unreadable, shrank too far); the active one keeps serving
 
     id = models.CharField(primary_key=True, max_length=40, default=_snapshot_id, editable=False)
     source = models.CharField(max_length=40, db_index=True)
     edition = models.CharField(max_length=40, blank=True, help_text="Which file of the source (eu_fsf, ...).")
-    status = models.CharField(max_length=12)
+    status = models.CharField(max_length=12, choices=Status.choices)
     checksum = models.CharField(max_length=64, blank=True)
     row_count = models.PositiveIntegerField(default=0)
     published_at = models.DateTimeField(null=True, blank=True, help_text="What the source stamps.")
@@ -88,12 +89,21 @@ class Screening(TenantModel):
 
     ID_PREFIX = "scr"
 
+    class Origin(models.TextChoices):
+        """Which door asked for the record."""
+
+        API = "api"  # REST and MCP
+        BATCH = "batch"
+        MONITOR = "monitor"
+        CARGO = "cargo"  # the hull of a cargo screening
+        RESOLUTION = "resolution"  # the service's own re-screen of an open INCOMPLETE
+
     imo = models.CharField(max_length=16)
     status = models.CharField(max_length=12, choices=Verdict.choices)
     vessel_name = models.CharField(max_length=200, blank=True)
     customer_reference = models.CharField(max_length=200, blank=True)
     unit_charged = models.BooleanField(default=False)
-    origin = models.CharField(max_length=12, default="api", help_text="api, batch, monitor, resolution, keyless")
+    origin = models.CharField(max_length=12, choices=Origin.choices, default=Origin.API)
     document = models.BinaryField()
     screened_at = models.DateTimeField()
     expires_at = models.DateTimeField()
@@ -125,10 +135,6 @@ class FollowUp(models.Model):
     class Cause(models.TextChoices):
         IDENTITY = "identity"
         COVERAGE = "coverage"
-
-    STATUS_PENDING = Status.PENDING
-    STATUS_RESOLVED = Status.RESOLVED
-    STATUS_UNRESOLVED = Status.UNRESOLVED
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE)
     environment = models.CharField(max_length=4, choices=ENVIRONMENTS)

@@ -15,15 +15,16 @@ and answered once, however many runs read it.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from config.api.timefmt import rfc3339
-from jobs.flow import LeaseLost
+from jobs.leases import Lease
 from screening.models import FollowUp, Screening
 
 MAX_ATTEMPTS = 6
@@ -47,6 +48,18 @@ OFFSETS = {
         timedelta(days=6, hours=20),
     ),
 }
+
+
+class AttemptOutcome(StrEnum):
+    """What one scheduled attempt did (the beat task counts them)."""
+
+    RESOLVED = "resolved"  # a verdict answered the open INCOMPLETE (one unit, screening.resolved)
+    PENDING = "pending"  # still INCOMPLETE: counted, moved to the next slot
+    WAITING = "waiting"  # the allowance is used: the slot waits for the reset, not counted
+    UNRESOLVED = "unresolved"  # the schedule ran out (screening.unresolved)
+    SKIPPED = "skipped"  # another run holds the attempt, or it moved on since it was read
+
+
 # Attempts of an enrolment race before giving up (each loser joins the winner's follow-up).
 _ENROL_TRIES = 3
 
@@ -151,24 +164,32 @@ def supersede(follow_up: FollowUp, answer: Screening) -> None:
 # --- attempts, claimed under a lease ---------------------------------------------------------
 
 
+def _lease_seconds() -> float:
+    return settings.FOLLOW_UP_LEASE_SECONDS
+
+
+# A follow-up stays pending while an attempt holds it: the claim number alone says who holds it.
+LEASE = Lease(FollowUp, FollowUp.Status.PENDING, _lease_seconds, fence="claims")
+
+
 def lease_until(now: datetime) -> datetime:
-    return now + timedelta(seconds=settings.FOLLOW_UP_LEASE_SECONDS)
+    return LEASE.expiry(now)
+
+
+def _unclaimed(now: datetime) -> Q:
+    return Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now)
 
 
 def claim(follow_up: FollowUp, now: datetime) -> FollowUp | None:
     """Take the attempt due on `follow_up` (as it was read) under a lease: the follow-up as claimed,
     or None when another run holds it or it moved on since it was read (answered, advanced)."""
-    taken = (
-        FollowUp.objects.filter(
-            pk=follow_up.pk,
-            status=FollowUp.Status.PENDING,
-            attempts=follow_up.attempts,
-            next_attempt_at=follow_up.next_attempt_at,
-        )
-        .filter(Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now))
-        .update(claims=F("claims") + 1, lease_expires_at=lease_until(now), updated_at=now)
+    unchanged = Q(
+        pk=follow_up.pk,
+        status=FollowUp.Status.PENDING,
+        attempts=follow_up.attempts,
+        next_attempt_at=follow_up.next_attempt_at,
     )
-    if not taken:
+    if not LEASE.claim(unchanged & _unclaimed(now), now, updated_at=now):
         return None
     return FollowUp.objects.select_related("screening", "account").get(pk=follow_up.pk)
 
@@ -177,16 +198,14 @@ def settle(claimed: FollowUp, now: datetime, **fields: Any) -> None:
     """Write the attempt's outcome `fields` and release the claim; call first inside the transaction
     that writes the rest of the outcome. Raises LeaseLost when this claim no longer holds the
     follow-up (its lease lapsed and another run took it, or a verdict answered it meanwhile)."""
-    held = FollowUp.objects.filter(pk=claimed.pk, status=FollowUp.Status.PENDING, claims=claimed.claims)
-    if not held.update(lease_expires_at=None, updated_at=now, **fields):
-        raise LeaseLost(claimed.pk)
+    LEASE.settle(claimed.pk, claimed.claims, updated_at=now, **fields)
     for name, value in fields.items():
         setattr(claimed, name, value)
 
 
 def release(claimed: FollowUp) -> None:
     """An attempt failed before it settled: free the slot for the next run (nothing else changes)."""
-    FollowUp.objects.filter(pk=claimed.pk, claims=claimed.claims).update(lease_expires_at=None)
+    LEASE.release(claimed.pk, claimed.claims)
 
 
 def after_incomplete_attempt(follow_up: FollowUp, now: datetime) -> dict[str, Any]:
@@ -205,7 +224,7 @@ def due(now: datetime | None = None, limit: int = 200) -> list[FollowUp]:
     """Follow-ups whose slot is due and that no live claim holds, oldest slot first."""
     now = now or timezone.now()
     return list(
-        FollowUp.objects.filter(status=FollowUp.Status.PENDING, next_attempt_at__lte=now)
-        .filter(Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now))
-        .order_by("next_attempt_at")[:limit]
+        FollowUp.objects.filter(_unclaimed(now), status=FollowUp.Status.PENDING, next_attempt_at__lte=now).order_by(
+            "next_attempt_at"
+        )[:limit]
     )

@@ -17,7 +17,7 @@ from config.api.ids import new_id
 from config.api.responses import to_json_bytes
 from config.api.timefmt import rfc3339
 from config.compiled_query import CompiledQuery
-from jobs.flow import LeaseLost
+from jobs.leases import LeaseLost
 from metering import concurrency, pace, quota
 from screening import engine, notices, resolution
 from screening.imo import ImoInputError, parse_screening_imo
@@ -27,15 +27,15 @@ from webhooks.events import emit
 
 logger = logging.getLogger("service.screening")
 
-ORIGIN_API = "api"
-ORIGIN_BATCH = "batch"
-ORIGIN_MONITOR = "monitor"
-ORIGIN_RESOLUTION = "resolution"
-# What attempt_follow_up did when another run held the attempt or it moved on meanwhile.
-FOLLOW_UP_SKIPPED = "skipped"
+ORIGIN_API = Screening.Origin.API
+ORIGIN_BATCH = Screening.Origin.BATCH
+ORIGIN_MONITOR = Screening.Origin.MONITOR
+ORIGIN_RESOLUTION = Screening.Origin.RESOLUTION
 REPEAT_WINDOW = timedelta(hours=24)
 
 
+# How to resolve a refused IMO; {call} is the caller's own operation (contract part 7: each violation
+# names the call that resolves it), e.g. "POST /api/v1/vessel-monitors".
 IMO_REMEDY = "send the 7-digit IMO number (e.g. 9074729, IMO9074729 or 'IMO 9074729') and resend {call}"
 
 
@@ -79,7 +79,7 @@ class Issued:
 
 def _newest_record_with_open_follow_up(account_id: str, environment: str, imo: str) -> QuerySet:
     pending = FollowUp.objects.filter(
-        account_id=account_id, environment=environment, imo=imo, status=FollowUp.STATUS_PENDING
+        account_id=account_id, environment=environment, imo=imo, status=FollowUp.Status.PENDING
     )
     return (
         Screening.objects.filter(account_id=account_id, environment=environment, imo=imo)
@@ -212,7 +212,9 @@ def create_screening(
     # transaction rolls back and the account is paused (402). The service's own re-screens are not counted.
     with pace.burst_line(account, environment, counted=origin != ORIGIN_RESOLUTION) as line, transaction.atomic():
         history = HullHistory.read(account.pk, environment, request.imo)
-        state = quota.charge(account, environment, quota.KIND_SCREENING, units, imo=request.imo)
+        # The service's own re-screens are ledger entries of their own, which the pace rules do not count.
+        reason = quota.Reason.RESCREEN if origin == ORIGIN_RESOLUTION else quota.Reason.CHARGE
+        state = quota.charge(account, environment, quota.KIND_SCREENING, units, imo=request.imo, reason=reason)
         admission = line.admit()  # after the charge inserted this screening's metering event
         answered = None
         if not incomplete and history.open_follow_up_id is not None:
@@ -352,7 +354,7 @@ def _unresolved_remedy(follow_up: FollowUp) -> str:
     )
 
 
-def attempt_follow_up(follow_up: FollowUp, now: datetime | None = None) -> str:
+def attempt_follow_up(follow_up: FollowUp, now: datetime | None = None) -> resolution.AttemptOutcome:
     """One scheduled re-screen of an open INCOMPLETE, as read by the caller, under a claim.
 
     Returns resolved, pending, waiting or unresolved; skipped when another run holds the attempt
@@ -360,18 +362,18 @@ def attempt_follow_up(follow_up: FollowUp, now: datetime | None = None) -> str:
     now = now or timezone.now()
     claimed = resolution.claim(follow_up, now)
     if claimed is None:
-        return FOLLOW_UP_SKIPPED
+        return resolution.AttemptOutcome.SKIPPED
     try:
         return _attempt_claimed(claimed, now)
     except LeaseLost:
         logger.warning("follow-up %s attempt (claim %s) was taken over; nothing written", claimed.pk, claimed.claims)
-        return FOLLOW_UP_SKIPPED
+        return resolution.AttemptOutcome.SKIPPED
     except BaseException:
         resolution.release(claimed)
         raise
 
 
-def _attempt_claimed(claimed: FollowUp, now: datetime) -> str:
+def _attempt_claimed(claimed: FollowUp, now: datetime) -> resolution.AttemptOutcome:
     account = claimed.account
     if now >= claimed.expires_at:
         return _give_up(claimed, now)
@@ -383,7 +385,7 @@ def _attempt_claimed(claimed: FollowUp, now: datetime) -> str:
             return _give_up(claimed, now)
         with transaction.atomic():
             resolution.settle(claimed, now, next_attempt_at=reset)
-        return "waiting"
+        return resolution.AttemptOutcome.WAITING
     original = claimed.screening
     result = engine.screen_hull(original.imo, check_digit_valid=True, include_vetting=True, now=now)
     if result.status == Verdict.INCOMPLETE:
@@ -392,17 +394,17 @@ def _attempt_claimed(claimed: FollowUp, now: datetime) -> str:
             return _give_up(claimed, now, attempts=outcome["attempts"])
         with transaction.atomic():
             resolution.settle(claimed, now, **outcome)
-        return "pending"
+        return resolution.AttemptOutcome.PENDING
     request = ScreeningRequest(imo=original.imo, customer_reference=original.customer_reference or None)
     with transaction.atomic():
         # The claim is settled (and the follow-up row locked) first: the record that answers it,
         # its unit and screening.resolved commit with it, or none of them does.
         resolution.settle(claimed, now)
         create_screening(account, claimed.environment, request, origin=ORIGIN_RESOLUTION, now=now, result=result)
-    return "resolved"
+    return resolution.AttemptOutcome.RESOLVED
 
 
-def _give_up(claimed: FollowUp, now: datetime, **fields: object) -> str:
+def _give_up(claimed: FollowUp, now: datetime, **fields: object) -> resolution.AttemptOutcome:
     """The schedule ran out: unresolved, and screening.unresolved, in one transaction under the claim."""
     with transaction.atomic():
         resolution.settle(claimed, now, status=FollowUp.Status.UNRESOLVED, **fields)
@@ -420,4 +422,4 @@ def _give_up(claimed: FollowUp, now: datetime, **fields: object) -> str:
                 "remedy": _unresolved_remedy(claimed),
             },
         )
-    return "unresolved"
+    return resolution.AttemptOutcome.UNRESOLVED

@@ -17,10 +17,12 @@ logger = logging.getLogger("service.resolution")
 
 @shared_task(name="screening.run_due_follow_ups")
 def run_due_follow_ups() -> dict:
+    """Each due follow-up is claimed before it is re-screened (screening/resolution.py), so ticks
+    that overlap (a slow one, an acks-late redelivery) split the work instead of repeating it."""
     outcomes: dict[str, int] = {}
     for follow_up in resolution.due():
         try:
-            outcome = services.attempt_follow_up(follow_up)
+            outcome = str(services.attempt_follow_up(follow_up))
         except Exception:
             logger.exception("follow-up %s failed", follow_up.pk)
             outcome = "error"

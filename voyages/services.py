@@ -120,7 +120,9 @@ def create_assessment(
     document = compute_document(request, assessment_id=assessment_id, now=now)
     body = to_json_bytes(document)
     with transaction.atomic():
-        state = quota.charge(account, environment, quota.KIND_ASSESSMENT, charge_units)
+        # A batch route (charge_units=0) settles against its batch's reservation: a 0-unit entry.
+        reason = quota.Reason.CHARGE if charge_units else quota.Reason.SETTLEMENT
+        state = quota.charge(account, environment, quota.KIND_ASSESSMENT, charge_units, reason=reason)
         assessment = VoyageAssessment.objects.create(
             id=assessment_id,
             account=account,

@@ -35,6 +35,7 @@ from config import outbound
 from config.api.responses import to_json_bytes
 from config.api.timefmt import rfc3339
 from config.task_sending import send_each
+from jobs.leases import Lease, LeaseLost, SweepReport
 from webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
 logger = logging.getLogger("service.webhooks")
@@ -172,18 +173,16 @@ def _lease_seconds() -> float:
     return float(settings.WEBHOOK_TIMEOUT_SECONDS) + float(settings.WEBHOOK_LEASE_MARGIN_SECONDS)
 
 
+# A delivery is held while sending, fenced by its attempt number (jobs/leases.py).
+LEASE = Lease(Delivery, Delivery.Status.SENDING, _lease_seconds, fence="attempt_count")
+
+
 def claim(delivery_id: str, now: datetime | None = None) -> Claimed | None:
     """pending and due -> sending under a lease, with attempt n recorded in progress; None if not ours."""
     now = now or timezone.now()
     with transaction.atomic():
-        due = Delivery.objects.filter(pk=delivery_id, status=Delivery.Status.PENDING, next_attempt_at__lte=now)
-        claimed = due.update(
-            status=Delivery.Status.SENDING,
-            lease_expires_at=now + timedelta(seconds=_lease_seconds()),
-            attempt_count=F("attempt_count") + 1,
-            round_attempts=F("round_attempts") + 1,
-            last_attempt_at=now,
-        )
+        due = Q(pk=delivery_id, status=Delivery.Status.PENDING, next_attempt_at__lte=now)
+        claimed = LEASE.claim(due, now, round_attempts=F("round_attempts") + 1, last_attempt_at=now)
         if not claimed:
             return None
         delivery = Delivery.objects.select_related("event", "endpoint").get(pk=delivery_id)
@@ -265,10 +264,9 @@ def _record(
             else:
                 fields = {"status": Delivery.Status.PENDING, "next_attempt_at": now + timedelta(seconds=delay)}
                 outcome = SENT_FAILED
-        written = Delivery.objects.filter(
-            pk=delivery.pk, status=Delivery.Status.SENDING, attempt_count=attempt.number
-        ).update(lease_expires_at=None, last_status_code=status_code, last_error=error, **fields)
-        if not written:  # the sweep gave this attempt up for lost and the delivery moved on
+        try:
+            LEASE.settle(delivery.pk, attempt.number, last_status_code=status_code, last_error=error, **fields)
+        except LeaseLost:  # the sweep gave this attempt up for lost and the delivery moved on
             logger.warning("delivery %s attempt %s ended after its lease; dropped", delivery.pk, attempt.number)
             return SENT_SUPERSEDED
         DeliveryAttempt.objects.filter(pk=attempt.pk).update(
@@ -290,15 +288,6 @@ def _record(
 # -- sweep -------------------------------------------------------------------------------------
 
 
-@dataclass
-class SweepReport:
-    lost: int = 0  # attempts whose worker stopped (lease ran out)
-    redispatched: int = 0
-
-    def as_dict(self) -> dict:
-        return {"lost": self.lost, "redispatched": self.redispatched}
-
-
 def _give_up_lost(delivery: Delivery, now: datetime) -> bool:
     """Record the running attempt of a delivery whose lease ran out as lost and schedule the retry."""
     delay = next_delay(delivery.round_attempts)
@@ -313,9 +302,9 @@ def _give_up_lost(delivery: Delivery, now: datetime) -> bool:
     )
     error = "the worker stopped during the attempt; the receiver may have received it"
     with transaction.atomic():
-        if not Delivery.objects.filter(
-            pk=delivery.pk, status=Delivery.Status.SENDING, attempt_count=delivery.attempt_count
-        ).update(lease_expires_at=None, last_status_code=None, last_error=error, **fields):
+        try:
+            LEASE.settle(delivery.pk, delivery.attempt_count, last_status_code=None, last_error=error, **fields)
+        except LeaseLost:  # its attempt ended meanwhile
             return False
         DeliveryAttempt.objects.filter(
             delivery_id=delivery.pk, number=delivery.attempt_count, outcome=DeliveryAttempt.Outcome.IN_PROGRESS
@@ -326,11 +315,9 @@ def _give_up_lost(delivery: Delivery, now: datetime) -> bool:
 
 def sweep(now: datetime | None = None) -> SweepReport:
     now = now or timezone.now()
-    report = SweepReport()
-    for delivery in Delivery.objects.filter(status=Delivery.Status.SENDING, lease_expires_at__lte=now).only(
-        "id", "attempt_count", "round_attempts"
-    ):
-        report.lost += _give_up_lost(delivery, now)
+    report = SweepReport("lost", "redispatched")  # lost: attempts whose worker stopped (lease ran out)
+    for delivery in LEASE.lapsed(now).only("id", "attempt_count", "round_attempts"):
+        report.add("lost", _give_up_lost(delivery, now))
     resend_before = now - timedelta(seconds=settings.WEBHOOK_REDISPATCH_AFTER_SECONDS)
     due = Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt_at__lte=now).filter(
         Q(dispatched_at__isnull=True) | Q(dispatched_at__lt=F("next_attempt_at")) | Q(dispatched_at__lt=resend_before)
@@ -338,5 +325,5 @@ def sweep(now: datetime | None = None) -> SweepReport:
     ids = list(due.values_list("id", flat=True)[: settings.WEBHOOK_SWEEP_BATCH])
     if ids:
         Delivery.objects.filter(pk__in=ids, status=Delivery.Status.PENDING).update(dispatched_at=now)
-        report.redispatched = dispatch(ids)
+        report.add("redispatched", dispatch(ids))
     return report

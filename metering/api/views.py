@@ -62,6 +62,7 @@ class UsageView(KeyedAPIView):
     def get(self, request):  # type: ignore[no-untyped-def]
         context = request.auth
         account = context.account
+        # quota.usage_states, the read the pause message (metering.pace.paused_error) states: the same numbers.
         states = quota.current_states(account, context.environment, (quota.KIND_SCREENING, quota.KIND_ASSESSMENT))
         screenings, assessments = states[quota.KIND_SCREENING], states[quota.KIND_ASSESSMENT]
         body = {

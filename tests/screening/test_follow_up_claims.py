@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from jobs.flow import LeaseLost
+from jobs.leases import LeaseLost
 from metering.models import QuotaCounter
 from screening import demo, resolution, services
 from screening.models import FollowUp, Screening
@@ -36,13 +36,13 @@ def test_a_follow_up_held_by_a_live_claim_is_not_claimed_again_or_listed_as_due(
     assert resolution.claim(read_twice[0], now) is not None
     assert resolution.claim(read_twice[1], now) is None
     assert resolution.due(now) == []
-    assert services.attempt_follow_up(read_twice[1], now) == services.FOLLOW_UP_SKIPPED
+    assert services.attempt_follow_up(read_twice[1], now) == resolution.AttemptOutcome.SKIPPED
 
 
 def test_a_follow_up_read_before_another_run_advanced_it_is_not_attempted_again(open_follow_up):
     stale = FollowUp.objects.get()
     assert services.attempt_follow_up(FollowUp.objects.get()) == "pending"
-    assert services.attempt_follow_up(stale) == services.FOLLOW_UP_SKIPPED
+    assert services.attempt_follow_up(stale) == resolution.AttemptOutcome.SKIPPED
     assert FollowUp.objects.get().attempts == 1
 
 
@@ -67,7 +67,7 @@ def test_a_verdict_that_answers_the_hull_during_an_attempt_leaves_the_attempt_no
     assert answer["supersedes"] == open_follow_up.screening_id
     with pytest.raises(LeaseLost):
         resolution.settle(claimed, timezone.now())
-    assert services.attempt_follow_up(claimed) == services.FOLLOW_UP_SKIPPED
+    assert services.attempt_follow_up(claimed) == resolution.AttemptOutcome.SKIPPED
     assert Screening.objects.filter(origin=services.ORIGIN_RESOLUTION).count() == 0
     assert QuotaCounter.objects.get(kind="screening").used == 1
     assert Event.objects.filter(type="screening.resolved").count() == 1

@@ -32,13 +32,13 @@ def test_a_loaded_watchlist_changes_the_next_screening(demo_world, issue_key, sc
 
 
 def test_a_broken_file_is_recorded_as_failed_and_the_previous_copy_keeps_serving(demo_world, tmp_path):
-    before = SourceSnapshot.objects.get(source="ofac_sdn", status=SourceSnapshot.STATUS_ACTIVE)
+    before = SourceSnapshot.objects.get(source="ofac_sdn", status=SourceSnapshot.Status.ACTIVE)
     broken = tmp_path / "SDN.CSV"
     broken.write_text("this is not the sdn list\n")
     with pytest.raises(CommandError):
         run("--source", "ofac_sdn", "--file", f"sdn={broken}")
-    assert SourceSnapshot.objects.get(source="ofac_sdn", status=SourceSnapshot.STATUS_ACTIVE) == before
-    failed = SourceSnapshot.objects.filter(source="ofac_sdn", status=SourceSnapshot.STATUS_FAILED).get()
+    assert SourceSnapshot.objects.get(source="ofac_sdn", status=SourceSnapshot.Status.ACTIVE) == before
+    failed = SourceSnapshot.objects.filter(source="ofac_sdn", status=SourceSnapshot.Status.FAILED).get()
     assert "parse failed" in failed.message
     datastate.invalidate()
     row = next(r for r in sanctions_source_rows(datastate.current()) if r["source"] == "ofac_sdn")
@@ -90,7 +90,7 @@ def test_unlocode_aliases_load_and_resolve(db, shared_data, client):
 
 def test_from_dir_loads_every_recognised_official_file(db, shared_data):
     run("--from-dir", str(shared_data))
-    active = set(SourceSnapshot.objects.filter(status=SourceSnapshot.STATUS_ACTIVE).values_list("source", flat=True))
+    active = set(SourceSnapshot.objects.filter(status=SourceSnapshot.Status.ACTIVE).values_list("source", flat=True))
     assert {"ofac_sdn", "un_sanctions"} <= active
     from voyages.models import LayerSnapshot
 
@@ -103,7 +103,7 @@ def test_a_load_that_fails_midway_leaves_nothing_behind_and_the_previous_copy_se
     from screening.models import ListedEntry
     from screening.records import RECORD_VESSEL, ListedRecord, ParsedSnapshot
 
-    before = SourceSnapshot.objects.get(source="ofac_sdn", status=SourceSnapshot.STATUS_ACTIVE)
+    before = SourceSnapshot.objects.get(source="ofac_sdn", status=SourceSnapshot.Status.ACTIVE)
     rows_before = ListedEntry.objects.count()
     good = [
         ListedRecord(source="ofac_sdn", record_type=RECORD_VESSEL, name=f"GOOD {n}", source_record_id=str(n))
@@ -113,9 +113,9 @@ def test_a_load_that_fails_midway_leaves_nothing_behind_and_the_previous_copy_se
     poisoned = ListedRecord(source="ofac_sdn", record_type=RECORD_VESSEL, name="POISON", programs=(object(),))
     with pytest.raises(IngestError):
         load_snapshot(ParsedSnapshot("ofac_sdn", records=[*good, poisoned]), data_checksum="midway")
-    assert SourceSnapshot.objects.get(source="ofac_sdn", status=SourceSnapshot.STATUS_ACTIVE) == before
+    assert SourceSnapshot.objects.get(source="ofac_sdn", status=SourceSnapshot.Status.ACTIVE) == before
     assert ListedEntry.objects.count() == rows_before
-    assert SourceSnapshot.objects.filter(source="ofac_sdn", status=SourceSnapshot.STATUS_FAILED).exists()
+    assert SourceSnapshot.objects.filter(source="ofac_sdn", status=SourceSnapshot.Status.FAILED).exists()
 
 
 def test_a_download_that_answers_html_or_times_out_is_a_failure_not_a_snapshot(db, monkeypatch, settings):
@@ -145,4 +145,4 @@ def test_a_download_that_answers_html_or_times_out_is_a_failure_not_a_snapshot(d
     finally:
         server.shutdown()
     assert outcome.status == "failed" and "HTML" in outcome.detail
-    assert not SourceSnapshot.objects.filter(source="uk_sanctions", status=SourceSnapshot.STATUS_ACTIVE).exists()
+    assert not SourceSnapshot.objects.filter(source="uk_sanctions", status=SourceSnapshot.Status.ACTIVE).exists()

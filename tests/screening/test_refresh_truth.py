@@ -57,7 +57,7 @@ UN_XML = (
 
 
 def active(source: str, edition: str = "") -> SourceSnapshot:
-    return SourceSnapshot.objects.get(source=source, edition=edition, status=SourceSnapshot.STATUS_ACTIVE)
+    return SourceSnapshot.objects.get(source=source, edition=edition, status=SourceSnapshot.Status.ACTIVE)
 
 
 # --- 17: official download names, single files, wrong parts ------------------------------------------
@@ -133,7 +133,7 @@ def test_a_wrong_part_is_a_clear_error(tmp_path, source, spec, message):
         run("--source", source, "--file", spec.format(path=path))
     assert message in str(raised.value)
     assert "KeyError" not in str(raised.value) and str(raised.value) not in {"'sdn'", "parse failed: 'sdn'"}
-    assert not SourceSnapshot.objects.filter(source=source, status=SourceSnapshot.STATUS_ACTIVE).exists()
+    assert not SourceSnapshot.objects.filter(source=source, status=SourceSnapshot.Status.ACTIVE).exists()
 
 
 # --- 18: the shrink guard -------------------------------------------------------------------------
@@ -148,7 +148,7 @@ def test_a_truncated_edition_is_refused_and_the_previous_copy_keeps_serving(tmp_
     with pytest.raises(CommandError, match=r"refused: the file would remove 20 of the 30 records .*--allow-shrink"):
         run("--source", "ofac_sdn", "--file", f"sdn={truncated}")
     assert active("ofac_sdn") == before and ListedEntry.objects.filter(snapshot=before).count() == 30
-    failed = SourceSnapshot.objects.get(source="ofac_sdn", status=SourceSnapshot.STATUS_FAILED)
+    failed = SourceSnapshot.objects.get(source="ofac_sdn", status=SourceSnapshot.Status.FAILED)
     assert failed.message.startswith("refused:")
     datastate.invalidate()
     assert datastate.current().sanctions.records_by_imo(imo_from_stem(100030))

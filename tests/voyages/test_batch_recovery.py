@@ -234,7 +234,7 @@ def test_an_item_that_fails_is_marked_failed_and_refunded_together(new_batch, ac
 
 def test_the_sweep_runs_on_beat_and_the_redis_broker_redelivers_well_within_the_hour():
     schedule = {entry["task"]: entry["schedule"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
-    assert schedule["jobs.sweep"] == settings.VOYAGE_BATCH_SWEEP_SECONDS == 60
+    assert schedule["jobs.sweep"] == settings.JOBS_SWEEP_SECONDS == 60
     assert settings.VOYAGE_BATCH_DEADLINE_SECONDS == 1800
     if settings.CELERY_BROKER_URL.startswith("redis"):
         assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] == 900

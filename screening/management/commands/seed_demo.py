@@ -42,7 +42,7 @@ class Command(BaseCommand):
             raise CommandError(f"unknown source(s): {', '.join(sorted(unknown))}")
         loaded = skipped = 0
         real = set(
-            SourceSnapshot.objects.filter(status=SourceSnapshot.STATUS_ACTIVE, is_demo=False).values_list(
+            SourceSnapshot.objects.filter(status=SourceSnapshot.Status.ACTIVE, is_demo=False).values_list(
                 "source", flat=True
             )
         )
@@ -57,8 +57,8 @@ class Command(BaseCommand):
             load_snapshot(parsed, data_checksum=digest, origin="seed_demo", is_demo=True, message=DEMO_MESSAGE)
             loaded += 1
         withdrawn = SourceSnapshot.objects.filter(
-            source__in=omit, status=SourceSnapshot.STATUS_ACTIVE, is_demo=True
-        ).update(status=SourceSnapshot.STATUS_SUPERSEDED)
+            source__in=omit, status=SourceSnapshot.Status.ACTIVE, is_demo=True
+        ).update(status=SourceSnapshot.Status.SUPERSEDED)
         datastate.invalidate()
         kept = sorted((real & known) - omit)
         self.stdout.write(
