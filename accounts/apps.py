@@ -4,6 +4,3 @@ from django.apps import AppConfig
 class AccountsConfig(AppConfig):
     name = "accounts"
     default_auto_field = "django.db.models.BigAutoField"
-
-    def ready(self) -> None:
-        from accounts import auth, schema  # noqa: F401  (signal receivers, schema extension)

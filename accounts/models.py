@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from config.api.ids import new_id
+from core.api.ids import new_id
 
 ENV_TEST = "test"
 ENV_LIVE = "live"

@@ -17,7 +17,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from accounts.models import ENVIRONMENTS, Account
-from config.api.ids import new_id
+from core.api.ids import new_id
 
 
 class Owner(Protocol):

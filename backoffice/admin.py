@@ -6,7 +6,8 @@
 - Screenings, assessments, batches, cargo screenings, fleets, vessel and corridor monitors and exports:
   read-only, found by exact id, the stored document (or the document as GET answers it) shown.
 - The access log: read-only, newest first by primary key (a ULID), no full count.
-- Account and key actions live in accounts/admin.py and call the same services.
+- Accounts and keys (backoffice/account_admin.py) and the allowance counters and ledger
+  (backoffice/metering_admin.py), registered from here; their actions call the same services.
 
 List pages on large tables: list_select_related, ordering on an indexed column, no full-table
 count (`show_full_result_count = False` and a paginator whose count stops at COUNT_CAP).
@@ -21,7 +22,11 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from backoffice import services
+from backoffice import (
+    account_admin,  # noqa: F401  (registers accounts and keys)
+    metering_admin,  # noqa: F401  (registers the allowance counters and ledger)
+    services,
+)
 from backoffice.adminkit import ReadOnlyAdmin, pretty_json
 from backoffice.models import OperatorAction
 from metering.models import AccessLogEntry, ServiceSwitches
@@ -145,9 +150,7 @@ def _source_freshness() -> list:
     return [newest[key] for key in sorted(newest)]
 
 
-# -- the pause switches and the access log (registered by metering; here with the audit and without counts) --
-
-admin.site.unregister(ServiceSwitches)
+# -- the pause switches and the access log (with the audit and without counts) --
 
 
 @admin.register(ServiceSwitches)
@@ -167,9 +170,6 @@ class ServiceSwitchesAdmin(ReadOnlyAdmin):
     @admin.display(description="change")
     def console(self, obj: ServiceSwitches) -> str:
         return format_html('<a href="{}">operator console</a>', reverse("admin:backoffice_console"))
-
-
-admin.site.unregister(AccessLogEntry)
 
 
 @admin.register(AccessLogEntry)

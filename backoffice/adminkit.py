@@ -1,4 +1,4 @@
-"""Shared pieces of the back-office admin pages (no registrations here: accounts.admin imports it)."""
+"""Shared pieces of the back-office admin pages (no registrations here: the admin modules import it)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ def main() -> None:
     from django.test.utils import setup_test_environment
     from django.utils import timezone
 
-    from config.api.errors import ApiError
+    from core.api.errors import ApiError
     from voyages.ports import get_catalogue
     from voyages.requests import RouteRequest
     from voyages.routing import RouteNotFound

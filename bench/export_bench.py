@@ -26,7 +26,7 @@ FILL = """
 from datetime import date
 from django.utils import timezone
 from accounts.services import issue_key
-from config.api.ids import new_id
+from core.api.ids import new_id
 from screening import demo
 from screening.models import Screening
 from screening.services import CallerInput, screen
@@ -45,7 +45,7 @@ print("ROWS", made, "ACCOUNT", account.pk)
 EXPORT = """
 import resource, time
 from django.test import override_settings
-from accounts.auth import authenticate_header_value
+from metering.auth import authenticate_header_value
 from accounts.models import Account
 from exports.models import ExportItem
 from exports.production import KIND

@@ -86,8 +86,8 @@ from types import SimpleNamespace
 from django.utils import timezone
 from accounts.services import issue_key
 from common import percentile
-from config.api.ids import new_id
-from config.api.responses import to_json_bytes
+from core.api.ids import new_id
+from core.api.responses import to_json_bytes
 from screening import demo, fleet_selectors, fleet_services
 from screening.imo import imo_check_digit_valid
 from screening.models import Screening

@@ -11,8 +11,8 @@ from rest_framework import serializers
 
 from accounts.tenancy import Owner
 from cargo.models import CargoScreening
-from config.api.filters import ListFilter, QueryTimestampField
-from config.api.pagination import paginate
+from core.api.filters import ListFilter, QueryTimestampField
+from core.api.pagination import paginate
 from screening.verdict import Verdict
 
 

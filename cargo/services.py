@@ -24,9 +24,9 @@ from django.utils import timezone
 from accounts.models import Account
 from cargo import screening as cargo_engine
 from cargo.models import CargoScreening
-from config.api.ids import new_id
-from config.api.responses import to_json_bytes
-from config.api.timefmt import rfc3339
+from core.api.ids import new_id
+from core.api.responses import to_json_bytes
+from core.api.timefmt import rfc3339
 from metering import concurrency, pace, quota
 from screening import datastate, engine
 from screening.models import Screening

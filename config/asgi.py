@@ -11,7 +11,7 @@ it passes the limit, reading stops and the answer is 413 request_too_large in th
 server drops the rest of the body). A declared Content-Length past the limit is never read either:
 /mcp is refused here, and Django gets the request without its body and answers the 413 itself,
 after authenticating the key and with the access log entry, as under gunicorn. The size check is
-`config.api.middleware.oversized_body`, shared with the WSGI entry point and ApiErrorMiddleware.
+`core.api.middleware.oversized_body`, shared with the WSGI entry point and ApiErrorMiddleware.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_application = get_asgi_application()
 
-from config.api.middleware import oversized_body, too_large_answer  # noqa: E402
-from config.log_redaction import RedactKeys  # noqa: E402
-from config.security_headers import with_security_headers  # noqa: E402
+from core.api.middleware import oversized_body, too_large_answer  # noqa: E402
+from core.log_redaction import RedactKeys  # noqa: E402
+from core.security_headers import with_security_headers  # noqa: E402
 from mcp_bridge.asgi import build_mcp_application  # noqa: E402  (needs Django set up first)
 
 

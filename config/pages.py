@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from config.changelog import CHANGES
+from core.changelog import CHANGES
 
 
 def changelog_page(request: HttpRequest) -> HttpResponse:

@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
+    "core",
     "accounts.apps.AccountsConfig",
     "metering.apps.MeteringConfig",
     "jobs",
@@ -97,17 +98,18 @@ INSTALLED_APPS = [
     "cargo",
     "webhooks",
     "mcp_bridge",
-    "backoffice",  # last: its admin re-registers metering's switches and access log with the audit
+    "portal",
+    "backoffice",  # the whole Django admin (the back office) is registered here
 ]
 
 MIDDLEWARE = [
-    "config.api.middleware.RequestIdMiddleware",
+    "core.api.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "config.security_headers.SecurityHeadersMiddleware",  # CSP, no-store, frame/sniff headers, HSTS in production
+    "core.security_headers.SecurityHeadersMiddleware",  # CSP, no-store, frame/sniff headers, HSTS in production
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Authenticates keyed /api/v1 requests before anything else can answer (a 413 included).
     "metering.middleware.KeyedResponseMiddleware",
-    "config.api.middleware.ApiErrorMiddleware",
+    "core.api.middleware.ApiErrorMiddleware",
     # Django's session, CSRF, user and message middleware, skipped for key-authenticated API requests.
     "metering.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -180,7 +182,7 @@ def database_from_url(url: str) -> dict:
         }
     if parsed.scheme in {"postgres", "postgresql", "pgsql"}:
         return {
-            "ENGINE": "config.postgresql",  # Django's, with a borrow check that costs no round trip
+            "ENGINE": "core.postgresql",  # Django's, with a borrow check that costs no round trip
             "NAME": unquote(parsed.path.lstrip("/")),
             "USER": unquote(parsed.username or ""),
             "PASSWORD": unquote(parsed.password or ""),
@@ -317,18 +319,18 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 SERVICE_API_VERSION = "2026-10-08"
 
 REST_FRAMEWORK = {
-    "DEFAULT_RENDERER_CLASSES": ["config.api.renderers.ServiceJSONRenderer"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.api.renderers.JSONContentNegotiation",
-    "DEFAULT_PARSER_CLASSES": ["config.api.parsers.ServiceJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["core.api.renderers.ServiceJSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.api.renderers.JSONContentNegotiation",
+    "DEFAULT_PARSER_CLASSES": ["core.api.parsers.ServiceJSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "config.api.errors.exception_handler",
+    "EXCEPTION_HANDLER": "core.api.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_VERSIONING_CLASS": None,
 }
 
-from config.changelog import as_markdown as changelog_markdown  # noqa: E402  (plain data, no Django)
+from core.changelog import as_markdown as changelog_markdown  # noqa: E402  (plain data, no Django)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Vessel Sanctions Screening and Voyage Risk API",
@@ -347,7 +349,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SERVERS": [{"url": PUBLIC_BASE_URL}],
-    "WEBHOOKS": "webhooks.api.events_schema.WEBHOOKS",  # one import path to the list: every event type
+    "WEBHOOKS": "config.openapi_webhooks.WEBHOOKS",  # one import path to the list: every event type
     "APPEND_COMPONENTS": {
         "securitySchemes": {
             "BearerKey": {
@@ -359,7 +361,7 @@ SPECTACULAR_SETTINGS = {
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "config.api.openapi.add_shared_components",
+        "core.api.openapi.add_shared_components",
     ],
 }
 
@@ -368,7 +370,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     # A key sent by mistake where it does not belong (a URL) never reaches a log line.
-    "filters": {"redact_keys": {"()": "config.log_redaction.RedactKeys"}},
+    "filters": {"redact_keys": {"()": "core.log_redaction.RedactKeys"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact_keys"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.request": {"level": "ERROR"}},
@@ -379,7 +381,7 @@ if IS_PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
 
-# Sign-up and key pages (accounts/pages): browser logins are django.contrib.auth users.
+# Sign-up and key pages (portal): browser logins are django.contrib.auth users.
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
@@ -389,7 +391,7 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "/login"
 LOGIN_REDIRECT_URL = "/keys"
 LOGOUT_REDIRECT_URL = "/login"
-CSRF_FAILURE_VIEW = "accounts.pages.views.csrf_failure"
+CSRF_FAILURE_VIEW = "portal.views.csrf_failure"
 # Mail (confirmation and password-reset links): files under var/mail by default, SMTP when EMAIL_HOST is set.
 EMAIL_HOST = env_str("EMAIL_HOST")
 EMAIL_PORT = env_int("EMAIL_PORT", 587)
@@ -431,7 +433,7 @@ CELERY_BEAT_SCHEDULE = {
     "remove-expired-exports": {"task": "exports.remove_expired", "schedule": 3600.0},
 }
 
-# Outbound HTTP (config/outbound.py) refuses private, loopback, link-local, CGNAT, multicast and
+# Outbound HTTP (core/outbound.py) refuses private, loopback, link-local, CGNAT, multicast and
 # reserved addresses. Tests turn this on to reach their own servers on 127.0.0.1 / ::1 (loopback
 # only, nothing else private); production refuses to start with it on.
 OUTBOUND_ALLOW_LOOPBACK = env_bool("OUTBOUND_ALLOW_LOOPBACK", default=False)

@@ -2,10 +2,10 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView
 
-from accounts.pages.views import operator_login
 from config.health import healthz, readyz
 from config.pages import changelog_page
 from mcp_bridge.views import mcp_health
+from portal.views import operator_login
 
 api_v1 = [
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
@@ -28,7 +28,7 @@ urlpatterns = [
     path("changelog", changelog_page, name="changelog"),
     path("api/v1/", include(api_v1)),
     # Sign-up, log-in and key pages; before screening.pages so /signup and /keys are served here.
-    path("", include("accounts.pages.urls")),
+    path("", include("portal.urls")),
     path("", include("screening.pages.urls")),
     path("", include("voyages.pages.urls")),
 ]

@@ -4,7 +4,7 @@
 - A body sent with `Transfer-Encoding: chunked` has no Content-Length, and Django reads a request
   without one as empty. Such a body is read here (gunicorn decodes the chunks) up to the same size
   limit as any other and handed to Django with its length; a longer one is refused 413 in the
-  envelope (`config.api.middleware.oversized_body`, the check config.asgi makes too).
+  envelope (`core.api.middleware.oversized_body`, the check config.asgi makes too).
 - A request refused before its body was read (413, 401, 404 ...) leaves the body on the
   connection. gunicorn drains at most 64 KiB of it and otherwise closes the keep-alive connection
   without a `Connection: close` (a client reusing it gets a transport error). The rest of the body
@@ -54,7 +54,7 @@ class RequestBodies:
         if chunked and not environ.get("CONTENT_LENGTH"):
             from django.conf import settings
 
-            from config.api.middleware import oversized_body, too_large_answer
+            from core.api.middleware import oversized_body, too_large_answer
 
             body = original.read(settings.MAX_REQUEST_BODY_BYTES + 1)
             refusal = oversized_body(len(body), chunked=True)

@@ -19,8 +19,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from config.api.errors import ApiError
-from config.api.filters import read_filters
+from core.api.errors import ApiError
+from core.api.filters import read_filters
 from exports import resources
 from exports.models import Export, ExportItem
 from exports.selectors import export_document

@@ -13,7 +13,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from accounts.tenancy import Owner
-from config.api.filters import ListFilter
+from core.api.filters import ListFilter
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,12 @@ from django.conf import settings
 from django.http import Http404
 from django.utils import timezone
 
-from accounts.auth import KeyContext
-from config.api.errors import ApiError
-from config.api.filters import ListFilter
-from config.api.pagination import paginate
-from config.api.timefmt import rfc3339
+from core.api.errors import ApiError
+from core.api.filters import ListFilter
+from core.api.pagination import paginate
+from core.api.timefmt import rfc3339
 from exports.models import Export
+from metering.auth import KeyContext
 
 STATUS_EXPIRED = "expired"
 

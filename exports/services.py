@@ -9,14 +9,14 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.auth import KeyContext
-from config.api.errors import FieldViolation
-from config.api.responses import to_json_bytes
+from core.api.errors import FieldViolation
+from core.api.responses import to_json_bytes
 from exports import resources
 from exports.models import Export
 from exports.production import KIND
 from exports.selectors import file_path, owned_export, scope_refused
 from jobs import flow
+from metering.auth import KeyContext
 
 
 @dataclass(frozen=True)

@@ -34,14 +34,13 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Account
-from config.api.errors import ApiError
-from config.api.responses import to_json_bytes
-from config.api.timefmt import rfc3339
-from config.task_sending import send_each
+from core.api.errors import ApiError
+from core.api.responses import to_json_bytes
+from core.api.timefmt import rfc3339
+from core.leases import LeaseLost, SweepReport
+from core.task_sending import send_each, task_named
 from jobs.kinds import JobKind
-from jobs.leases import LeaseLost, SweepReport
 from jobs.models import Job, JobItem
-from jobs.tasks import run_job_item
 from metering import quota
 from webhooks.events import emit
 
@@ -158,7 +157,7 @@ def dispatch(kind: JobKind, item_ids: Iterable[str]) -> int:
     message cannot be sent (or is lost later) stays queued and the sweep re-sends it once its
     lease has run out.
     """
-    return send_each(run_job_item, ((kind.name, item_id) for item_id in item_ids), f"{kind.name} item")
+    return send_each(task_named("jobs.run_item"), ((kind.name, item_id) for item_id in item_ids), f"{kind.name} item")
 
 
 # --- run ------------------------------------------------------------------------------------

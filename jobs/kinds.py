@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from jobs.leases import KindRegistry, Lease
+from core.leases import KindRegistry, Lease
 from jobs.models import JobItem
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class JobKind:
 
     @property
     def lease(self) -> Lease:
-        """An item is held while running, fenced by its attempt number (jobs/leases.py)."""
+        """An item is held while running, fenced by its attempt number (core/leases.py)."""
         return Lease(self.item_model, JobItem.Status.RUNNING, lambda: self.lease_seconds)
 
     @property

@@ -15,7 +15,7 @@ from django.db.models.signals import class_prepared
 from django.dispatch import receiver
 
 from accounts.tenancy import TenantModel
-from config.api.ids import new_id
+from core.api.ids import new_id
 
 
 class Job(TenantModel):

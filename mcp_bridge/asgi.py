@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from mcp.server.transport_security import TransportSecuritySettings
 
-from config.api.ids import is_well_formed_request_id, new_request_id
+from core.api.ids import is_well_formed_request_id, new_request_id
 
 MCP_ENDPOINT_VERSION = "2026-10-08"
 HEALTH_PATHS = frozenset({"/health", "/mcp/health"})

@@ -21,6 +21,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from mcp_bridge import rest
+from mcp_bridge.calls import Refusal, ctx_address, ctx_header, ctx_request_id, run_like_a_request
 
 IdempotencyKey = Annotated[
     str | None,
@@ -222,8 +223,6 @@ def _call_sync(
     body: dict[str, Any] | None,
     idempotency_key: str | None,
 ) -> dict[str, Any]:
-    from mcp_bridge.tools import Refusal
-
     path = tool.path.format(**{name: quote(str(value), safe="") for name, value in path_values.items()})
     answer = rest.call(
         tool.name, tool.method, path, authorization=authorization, address=address, request_id=request_id,
@@ -243,11 +242,9 @@ async def _call(
     body: dict[str, Any] | None = None,
     idempotency_key: str | None = None,
 ) -> dict[str, Any]:
-    from mcp_bridge.tools import _address, _header, _request_id, run_like_a_request
-
     return await run_like_a_request(
-        _call_sync, TOOLS[name], _header(ctx, "authorization"), _address(ctx), _request_id(ctx), path_values or {},
-        query, body, idempotency_key,
+        _call_sync, TOOLS[name], ctx_header(ctx, "authorization"), ctx_address(ctx), ctx_request_id(ctx),
+        path_values or {}, query, body, idempotency_key,
     )  # fmt: skip
 
 

@@ -101,7 +101,7 @@ def call(
         # as on the direct call, never a fresh key that would run (and charge) every retry again.
         environ["HTTP_IDEMPOTENCY_KEY"] = fresh_idempotency_key() if idempotency_key is None else idempotency_key
     # get_response runs the whole middleware chain and the view, but not the request_started /
-    # request_finished signals: the tool call's frame (mcp_bridge.tools.run_like_a_request) does their
+    # request_finished signals: the tool call's frame (mcp_bridge.calls.run_like_a_request) does their
     # connection handling once around the whole call.
     response = _handler.get_response(WSGIRequest(environ))
     content = b"".join(response) if response.streaming else response.content

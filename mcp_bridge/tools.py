@@ -14,47 +14,17 @@ pydantic's own texts never reach the caller (`VesselToolServer.call_tool`).
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from typing import Any
 
-from asgiref.sync import sync_to_async
-from django.db import close_old_connections
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from pydantic import ValidationError
 
-from config.api.clientip import resolve_client_ip
-from config.api.errors import ApiError
+from core.api.errors import ApiError
+from mcp_bridge import keyed_tools
+from mcp_bridge.calls import Refusal, ctx_address, ctx_request_id, run_like_a_request
 
 MCP_VERSION = "2026-10-08"
-
-
-def _http(ctx: Context) -> Any:
-    return getattr(ctx.request_context, "request", None)
-
-
-def _header(ctx: Context, name: str) -> str | None:
-    headers = ctx.headers or {}
-    return headers.get(name)
-
-
-def _address(ctx: Context) -> str:
-    request = _http(ctx)
-    peer = request.client.host if request is not None and request.client else ""
-    return resolve_client_ip(peer, _header(ctx, "x-forwarded-for"))
-
-
-def _request_id(ctx: Context) -> str:
-    return _header(ctx, "x-request-id") or ""
-
-
-class Refusal(ToolError):
-    """A tool error in the API's words: `<code>: <message>`."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
 
 
 def _refusal(code: str, message: str) -> Refusal:
@@ -108,9 +78,7 @@ ARGUMENT_RULES = {
 
 
 def tool_names() -> tuple[str, ...]:
-    from mcp_bridge.keyed_tools import TOOLS
-
-    return (*KEYLESS_TOOL_NAMES, *TOOLS)
+    return (*KEYLESS_TOOL_NAMES, *keyed_tools.TOOLS)
 
 
 def argument_violations(error: ValidationError) -> str:
@@ -167,23 +135,6 @@ def _message_of(error: ApiError) -> str:
     return f"{error.message} {details}".strip() if details else error.message
 
 
-async def run_like_a_request(body: Callable[..., Any], *args: Any) -> Any:
-    """Run a tool's synchronous body in asgiref's worker thread as Django runs a request: a connection
-    left broken or obsolete is dropped first (one the database closed since, after a restart or a
-    failover), and the connection is handed back when the body ends. Django does this around its
-    requests through the request_started/request_finished signals, which a tool call never sends."""
-
-    @functools.wraps(body)
-    def framed(*inner: Any) -> Any:
-        close_old_connections()
-        try:
-            return body(*inner)
-        finally:
-            close_old_connections()
-
-    return await sync_to_async(framed)(*args)
-
-
 def check_vessel_sync(imo: str, address: str, request_id: str) -> dict[str, Any]:
     from screening import keyless
     from screening.imo import InvalidImoPath, parse_keyless_imo
@@ -220,10 +171,8 @@ class VesselToolServer(MCPServer):
     whose keyed tools publish their REST operation's success schema as their output schema."""
 
     async def list_tools(self) -> list[Any]:
-        from mcp_bridge.keyed_tools import output_schemas
-
         tools = await super().list_tools()
-        schemas = await run_like_a_request(output_schemas)
+        schemas = await run_like_a_request(keyed_tools.output_schemas)
         return [
             tool.model_copy(update={"output_schema": schemas[tool.name]}) if tool.name in schemas else tool
             for tool in tools
@@ -236,7 +185,7 @@ class VesselToolServer(MCPServer):
             request_id = ""
             if context is not None:
                 try:
-                    request_id = _request_id(context)
+                    request_id = ctx_request_id(context)
                 except (AttributeError, LookupError, ValueError):
                     request_id = ""
             error_type = UnexpectedToolError if isinstance(exc, UnexpectedToolError) else ToolError
@@ -261,16 +210,14 @@ def build_server() -> MCPServer:
         description="Keyless vessel check by IMO number: sanctions verdict, ownership opacity, vetting grade.",
     )
     async def check_vessel(imo: str, ctx: Context) -> dict[str, Any]:
-        return await run_like_a_request(check_vessel_sync, imo, _address(ctx), _request_id(ctx))
+        return await run_like_a_request(check_vessel_sync, imo, ctx_address(ctx), ctx_request_id(ctx))
 
     @server.tool(
         structured_output=True,
         description="Resolve a port name or UN/LOCODE to routable ports, best match first (keyless).",
     )
     async def find_port(query: str, ctx: Context, limit: int = 10) -> dict[str, Any]:
-        return await run_like_a_request(find_port_sync, query, limit, _address(ctx), _request_id(ctx))
-
-    from mcp_bridge import keyed_tools
+        return await run_like_a_request(find_port_sync, query, limit, ctx_address(ctx), ctx_request_id(ctx))
 
     keyed_tools.register(server)
 

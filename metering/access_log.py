@@ -27,7 +27,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db import DataError, IntegrityError, close_old_connections, connection, transaction
 
-from config.api.ids import new_id
+from core.api.ids import new_id
 from metering.models import AccessLogEntry
 
 logger = logging.getLogger("service.access_log")

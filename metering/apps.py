@@ -6,4 +6,5 @@ class MeteringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from metering import switches  # noqa: F401  (signal receivers)
+        # Signal receivers (key and account caches, switches) and the OpenAPI security scheme.
+        from metering import auth, schema, switches  # noqa: F401

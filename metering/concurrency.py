@@ -18,7 +18,7 @@ from functools import cache
 
 from django.conf import settings
 
-from config.api.errors import ApiError
+from core.api.errors import ApiError
 from metering.shared_state import UNREACHABLE, on_shared, process_lock, redis_client
 
 logger = logging.getLogger("service.concurrency")

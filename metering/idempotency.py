@@ -40,12 +40,12 @@ from django.db import DatabaseError, IntegrityError, close_old_connections, conn
 from django.http import HttpResponse
 from django.utils import timezone
 
-from config.api.errors import ApiError
+from core.api.errors import ApiError
+from core.api.idempotency_keys import MAX_KEY_LENGTH
 from metering.models import IdempotencyRecord
 
 RETENTION = timedelta(hours=24)
 STALE_CLAIM = timedelta(minutes=2)
-MAX_KEY_LENGTH = 255
 POLL_SECONDS = 0.05
 REPLAYED_HEADERS = (
     "Content-Type",

@@ -26,8 +26,8 @@ from django.middleware import csrf
 from django.urls import Resolver404, get_urlconf, resolve
 from django.utils import timezone
 
-from config.api.clientip import client_ip
-from config.api.errors import ApiError, backing_service_down, error_json_response, unavailable_error
+from core.api.clientip import client_ip
+from core.api.errors import ApiError, backing_service_down, error_json_response, unavailable_error
 from metering import access_log, pace
 
 logger = logging.getLogger("service.auth")
@@ -51,7 +51,7 @@ def _served_by_a_keyed_view(request: HttpRequest) -> bool:
 @lru_cache(maxsize=4096)
 def _keyed_path(urlconf: object, path_info: str) -> bool:
     """Per URLconf and path, resolved once per process (Django resolves the path again to serve it)."""
-    from accounts.auth import ApiKeyAuthentication
+    from metering.auth import ApiKeyAuthentication
 
     try:
         match = resolve(path_info, urlconf)
@@ -69,7 +69,7 @@ def _urlconf_changed(setting: str, **kwargs) -> None:  # type: ignore[no-untyped
 
 def authenticate_first(request: HttpRequest) -> HttpResponse | None:
     """Authenticate and count the key's rate; an answer (401, 429, 503) when that ends the request."""
-    from accounts.auth import authenticate_header_value, count_rate
+    from metering.auth import authenticate_header_value, count_rate
 
     header = request.META.get("HTTP_AUTHORIZATION")
     if header is None or not request.path.startswith(KEYED_PREFIX) or not _served_by_a_keyed_view(request):

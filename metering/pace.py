@@ -36,9 +36,9 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import ENV_LIVE, ENV_TEST, PLAN_FREE, Account
-from config.api.errors import ApiError
-from config.api.timefmt import rfc3339
-from config.compiled_query import CompiledQuery
+from core.api.errors import ApiError
+from core.api.timefmt import rfc3339
+from core.compiled_query import CompiledQuery
 from metering.models import MeteringEvent
 
 COUNTED = MeteringEvent.Reason.CHARGE  # the entry of a screening the customer caused
@@ -121,7 +121,7 @@ def _walk_reason(newest_first_imos: list[str]) -> str | None:
 
 def pause(account: Account, reason: str, now: datetime | None = None) -> None:
     """Pause the account (once: the first reason stays) and let every key's next request know."""
-    from accounts.auth import forget_account_keys
+    from metering.auth import forget_account_keys
 
     now = now or timezone.now()
     if Account.objects.filter(pk=account.pk, paused_reason="").update(paused_reason=reason, paused_at=now):
@@ -243,7 +243,7 @@ def write_unwritten_pauses() -> None:
     if not pending or connection.in_atomic_block:
         return
     _unwritten.pauses = {}
-    from accounts.auth import forget_account_keys
+    from metering.auth import forget_account_keys
 
     for account_id, (reason, at) in pending.items():
         try:
@@ -266,7 +266,7 @@ def _connect_task_signal() -> None:
 _connect_task_signal()
 
 
-# Read on every free account's screening: its SQL is built once per process (config/compiled_query.py).
+# Read on every free account's screening: its SQL is built once per process (core/compiled_query.py).
 # Enough rows for both rules: the burst line needs the newest BURST_LIMIT + 1, the walk the newest 40
 # hulls. Counted screenings only (CHARGE entries): never a reservation, refund, top-up or re-screen.
 _NEWEST_SCREENINGS = CompiledQuery(

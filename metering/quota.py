@@ -23,9 +23,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import ENV_LIVE, ENV_TEST, Account
-from config.api.errors import ApiError
-from config.api.timefmt import rfc3339
-from config.compiled_query import CompiledQuery
+from core.api.errors import ApiError
+from core.api.timefmt import rfc3339
+from core.compiled_query import CompiledQuery
 from metering.models import MeteringEvent, QuotaCounter
 
 logger = logging.getLogger("service.metering")

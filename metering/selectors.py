@@ -8,9 +8,9 @@ from django.db.models import QuerySet
 from rest_framework import serializers
 
 from accounts.tenancy import Owner
-from config.api.filters import ListFilter, QueryTimestampField
-from config.api.pagination import paginate
-from config.api.timefmt import rfc3339
+from core.api.filters import ListFilter, QueryTimestampField
+from core.api.pagination import paginate
+from core.api.timefmt import rfc3339
 from metering import access_log
 from metering.models import AccessLogEntry
 

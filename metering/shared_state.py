@@ -21,15 +21,12 @@ from typing import Any, TypeVar
 import redis
 from django.conf import settings
 
+from core.api.errors import redis_unavailable
+
 logger = logging.getLogger("service.shared_state")
 T = TypeVar("T")
 _WARN_EVERY_SECONDS = 30.0
 _last_warning = 0.0
-
-
-def redis_unavailable(exc: BaseException) -> bool:
-    """True when `exc` is Redis (or a library over it) failing to answer, not a bug of ours."""
-    return isinstance(exc, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError))
 
 
 UNREACHABLE = object()

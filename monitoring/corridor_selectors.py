@@ -9,10 +9,10 @@ from django.utils.dateparse import parse_datetime
 from rest_framework import serializers
 
 from accounts.tenancy import Owner
-from config.api.errors import FieldViolation
-from config.api.filters import ListFilter, QueryBooleanField
-from config.api.pagination import paginate
-from config.api.timefmt import rfc3339
+from core.api.errors import FieldViolation
+from core.api.filters import ListFilter, QueryBooleanField
+from core.api.pagination import paginate
+from core.api.timefmt import rfc3339
 from monitoring import corridors
 from monitoring.models import CorridorMonitor, CorridorMonitorRun, RunStatus
 

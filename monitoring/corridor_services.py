@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from accounts.models import ENV_LIVE, Account
 from accounts.tenancy import Owner
-from config.api.errors import ApiError, FieldViolation
-from config.api.responses import to_json_bytes
+from core.api.errors import ApiError, FieldViolation
+from core.api.responses import to_json_bytes
 from monitoring.corridor_selectors import monitor_document, owned_monitor
 from monitoring.models import CorridorMonitor
 from voyages import routing

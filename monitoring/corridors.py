@@ -55,8 +55,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import ENV_LIVE
-from config.api.errors import ApiError, FieldViolation
-from config.api.timefmt import rfc3339
+from core.api.errors import ApiError, FieldViolation
+from core.api.timefmt import rfc3339
 from metering import quota
 from monitoring import runs
 from monitoring.models import CorridorMonitor, CorridorMonitorRun, RunStatus

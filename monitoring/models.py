@@ -69,7 +69,7 @@ class VesselMonitor(TenantModel):
 
 class MonitorRun(models.Model):
     """One run of a monitor for one slot, held under a lease while it runs (monitoring/runs.py,
-    jobs/leases.py): its status, attempts (the claim fence), what it changed and emitted."""
+    core/leases.py): its status, attempts (the claim fence), what it changed and emitted."""
 
     OPEN: ClassVar[tuple[str, ...]] = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.DEFERRED)
 

@@ -29,9 +29,9 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from config.api.errors import ApiError
-from config.task_sending import send_each
-from jobs.leases import KindRegistry, Lease, LeaseLost, SweepReport
+from core.api.errors import ApiError
+from core.leases import KindRegistry, Lease, LeaseLost, SweepReport
+from core.task_sending import send_each, task_named
 from monitoring.models import RunStatus
 
 logger = logging.getLogger("service.monitoring")
@@ -66,7 +66,7 @@ class MonitorKind:
 
     @property
     def lease(self) -> Lease:
-        """A run is held while running, fenced by its attempt number (jobs/leases.py)."""
+        """A run is held while running, fenced by its attempt number (core/leases.py)."""
         return Lease(self.run_model, RunStatus.RUNNING, _lease_seconds)
 
 
@@ -131,9 +131,7 @@ def schedule(kind: MonitorKind, now: datetime | None = None) -> list[int]:
 
 def dispatch(kind: MonitorKind, run_ids: Iterable[int]) -> int:
     """One task per run (best effort: the sweep re-sends what the broker did not take)."""
-    from monitoring.tasks import run_monitor
-
-    return send_each(run_monitor, ((kind.name, run_id) for run_id in run_ids), f"{kind.name} run")
+    return send_each(task_named("monitoring.run"), ((kind.name, run_id) for run_id in run_ids), f"{kind.name} run")
 
 
 # -- run ---------------------------------------------------------------------------------------

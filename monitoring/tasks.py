@@ -2,20 +2,16 @@
 
 from celery import shared_task
 
-from monitoring import corridors, vessels  # noqa: F401  (registers the monitor kinds)
+from monitoring import corridors, runs, vessels  # noqa: F401  (importing the kinds registers them)
 
 
 @shared_task(name="monitoring.run")
 def run_monitor(kind: str, run_id: int) -> str:
     """One run of a monitor of `kind` (a duplicate message does nothing)."""
-    from monitoring import runs
-
     return runs.run(runs.get(kind), run_id)
 
 
 @shared_task(name="monitoring.tick")
 def tick_monitors() -> dict:
     """Beat: open the runs whose slot has come, recover lost and deferred runs."""
-    from monitoring import runs
-
     return runs.tick()

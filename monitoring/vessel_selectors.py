@@ -8,10 +8,10 @@ from django.http import Http404
 from rest_framework import serializers
 
 from accounts.tenancy import Owner
-from config.api.errors import FieldViolation
-from config.api.filters import ListFilter
-from config.api.pagination import paginate
-from config.api.timefmt import rfc3339
+from core.api.errors import FieldViolation
+from core.api.filters import ListFilter
+from core.api.pagination import paginate
+from core.api.timefmt import rfc3339
 from monitoring.models import VesselMonitor, VesselMonitorRun
 from monitoring.vessels import render_verdict
 

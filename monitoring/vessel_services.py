@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from accounts.models import ENV_LIVE
 from accounts.tenancy import Owner
-from config.api.errors import ApiError, FieldViolation
-from config.api.responses import to_json_bytes
+from core.api.errors import ApiError, FieldViolation
+from core.api.responses import to_json_bytes
 from monitoring import runs
 from monitoring.models import VesselMonitor
 from monitoring.vessel_selectors import monitor_document, owned_monitor, run_document

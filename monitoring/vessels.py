@@ -26,8 +26,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from config.api.errors import ApiError
-from config.api.timefmt import rfc3339
+from core.api.errors import ApiError
+from core.api.timefmt import rfc3339
 from metering import pace
 from monitoring import runs
 from monitoring.models import RunStatus, VesselMonitor, VesselMonitorRun

@@ -29,10 +29,10 @@ from rest_framework import serializers
 
 from accounts.models import Account
 from accounts.tenancy import Owner
-from config.api.errors import FieldViolation
-from config.api.fields import StrictStringField
-from config.api.pagination import encode_cursor
-from config.api.timefmt import rfc3339
+from core.api.errors import FieldViolation
+from core.api.fields import StrictStringField
+from core.api.pagination import encode_cursor
+from core.api.timefmt import rfc3339
 from jobs import flow, kinds
 from jobs.flow import CreatedJob, ItemRun, ItemSpec, SweepReport, status_counts
 from jobs.models import JobItem

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from django.db.models import Count, Max
 
-from config.versioned_state import VersionedState
+from core.versioned_state import VersionedState
 from screening.index import SanctionsIndex
 from screening.ingest import record_from_json
 from screening.models import ListedEntry, SourceSnapshot

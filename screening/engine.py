@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from config.api.timefmt import rfc3339
+from core.api.timefmt import rfc3339
 from screening import datastate, ownership, vetting
 from screening.identity import BASIS_NONE, Identity, resolve_identity
 from screening.matching import match_hull

@@ -41,10 +41,10 @@ from django.utils import timezone
 from ulid import ULID
 
 from accounts.tenancy import Owner
-from config.api.errors import FieldViolation
-from config.api.filters import ListFilter, QueryCursorField, QueryLimitField
-from config.api.pagination import encode_cursor, paginate
-from config.api.timefmt import rfc3339
+from core.api.errors import FieldViolation
+from core.api.filters import ListFilter, QueryCursorField, QueryLimitField
+from core.api.pagination import encode_cursor, paginate
+from core.api.timefmt import rfc3339
 from screening.models import Fleet, FleetMember, Screening
 from screening.verdict import Verdict
 

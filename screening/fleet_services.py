@@ -22,8 +22,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.tenancy import Owner
-from config.api.errors import FieldViolation
-from config.api.responses import to_json_bytes
+from core.api.errors import FieldViolation
+from core.api.responses import to_json_bytes
 from screening.batches import read_imo
 from screening.fleet_selectors import fleet_document, owned_fleet
 from screening.models import Fleet, FleetMember

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db.models import CharField, Value
 from django.utils import timezone
 
-from config.compiled_query import CompiledQuery
+from core.compiled_query import CompiledQuery
 from screening.datastate import DataState
 from screening.ingest import record_from_json
 from screening.models import InspectionEntry, LiveRegisterName, RegisterEntry, SourceSnapshot

@@ -27,7 +27,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from config.api.timefmt import rfc3339
+from core.api.timefmt import rfc3339
 from metering import concurrency, ratelimit, shared_state
 from metering.quota import next_month_start
 from metering.switches import current_switches
@@ -67,7 +67,7 @@ def usage_block(rate: ratelimit.RateState | None) -> dict:
 
 
 def _free_key_url() -> str:
-    from accounts.auth import signup_url
+    from metering.auth import signup_url
 
     return signup_url()
 

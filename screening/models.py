@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from accounts.models import ENVIRONMENTS, Account
 from accounts.tenancy import TenantModel
-from config.api.ids import new_id
+from core.api.ids import new_id
 from jobs.models import Job, JobItem
 from screening.verdict import Verdict
 

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from django.conf import settings
 
-from config.api.timefmt import rfc3339
+from core.api.timefmt import rfc3339
 from metering.quota import PaceProjection, QuotaState
 
 # Every code a notice can carry (2.8); each has an anchor `section/Notices/<code>` in the

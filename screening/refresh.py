@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from config import outbound
+from core import outbound
 from screening import datastate
 from screening.ingest import IngestError, active_snapshot, checksum, load_snapshot, record_failure
 from screening.sources.catalog import (

@@ -23,8 +23,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from config.api.timefmt import rfc3339
-from jobs.leases import Lease
+from core.api.timefmt import rfc3339
+from core.leases import Lease
 from screening.models import FollowUp, Screening
 
 MAX_ATTEMPTS = 6

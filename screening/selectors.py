@@ -10,8 +10,8 @@ from django.http import Http404
 from rest_framework import serializers
 
 from accounts.tenancy import Owner
-from config.api.filters import ListFilter, QueryBooleanField
-from config.api.pagination import paginate
+from core.api.filters import ListFilter, QueryBooleanField
+from core.api.pagination import paginate
 from screening import resolution
 from screening.models import Screening
 from screening.verdict import Verdict

@@ -12,12 +12,12 @@ from django.db.models import QuerySet, Subquery
 from django.utils import timezone
 
 from accounts.models import Account
-from config.api.errors import FieldViolation
-from config.api.ids import new_id
-from config.api.responses import to_json_bytes
-from config.api.timefmt import rfc3339
-from config.compiled_query import CompiledQuery
-from jobs.leases import LeaseLost
+from core.api.errors import FieldViolation
+from core.api.ids import new_id
+from core.api.responses import to_json_bytes
+from core.api.timefmt import rfc3339
+from core.compiled_query import CompiledQuery
+from core.leases import LeaseLost
 from metering import concurrency, pace, quota
 from screening import engine, notices, resolution
 from screening.imo import ImoInputError, parse_screening_imo
@@ -89,7 +89,7 @@ def _newest_record_with_open_follow_up(account_id: str, environment: str, imo: s
     )
 
 
-# Read on every screening; its SQL is built once per process (config/compiled_query.py).
+# Read on every screening; its SQL is built once per process (core/compiled_query.py).
 _HULL_HISTORY = CompiledQuery(_newest_record_with_open_follow_up, "account_id", "environment", "imo")
 
 

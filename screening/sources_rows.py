@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from config.api.timefmt import rfc3339
+from core.api.timefmt import rfc3339
 from screening.datastate import DataState
 from screening.records import Inspection, RegisterRecord
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from django.db import models
 
-from config.api.timefmt import rfc3339
+from core.api.timefmt import rfc3339
 from screening.records import (
     DESIGNATION_TAGS,
     MATCH_EXACT_IMO,

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from accounts.models import ENV_LIVE, Account
-from config.api.errors import FieldViolation
+from core.api.errors import FieldViolation
 from jobs import flow, kinds
 from jobs.flow import (  # noqa: F401  (the voyage batch names of the flow's outcomes and errors)
     ERROR_ATTEMPTS_EXHAUSTED,

@@ -14,7 +14,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db.models import Max
 
-from config.versioned_state import VersionedState
+from core.versioned_state import VersionedState
 from voyages.layers.eez import EezLayer
 from voyages.layers.geo import RouteInput
 from voyages.layers.piracy import PiracyLayer, incidents_from_payload

@@ -6,7 +6,7 @@ from django.db import models
 from django.utils import timezone
 
 from accounts.tenancy import TenantModel
-from config.api.ids import new_id
+from core.api.ids import new_id
 from jobs.models import Job, JobItem
 
 

@@ -37,7 +37,7 @@ from django.db import DatabaseError
 from django.db.models import QuerySet
 from rapidfuzz import fuzz, process
 
-from config.versioned_state import VersionedState
+from core.versioned_state import VersionedState
 from screening.normalize import compact, fold
 from voyages import port_corrections
 from voyages.port_aliases import PORT_ALIASES

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from config.api.timefmt import rfc3339
+from core.api.timefmt import rfc3339
 from voyages.layers import jwc
 from voyages.layers.cii import voyage_cii
 from voyages.layers.eez import APPROXIMATION_MESSAGE

@@ -8,7 +8,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from accounts.tenancy import Owner
-from config.api.timefmt import rfc3339
+from core.api.timefmt import rfc3339
 from jobs.flow import status_counts
 from voyages.models import VoyageAssessment, VoyageBatch, VoyageBatchItem
 

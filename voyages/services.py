@@ -10,10 +10,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Account
-from config.api.errors import ApiError, FieldViolation
-from config.api.ids import new_id
-from config.api.responses import to_json_bytes
-from config.api.timefmt import rfc3339
+from core.api.errors import ApiError, FieldViolation
+from core.api.ids import new_id
+from core.api.responses import to_json_bytes
+from core.api.timefmt import rfc3339
 from metering import quota
 from voyages import carbon, layers_state, routing
 from voyages.layers.geo import RouteInput

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 
-from config.api.errors import ApiError
+from core.api.errors import ApiError
 from webhooks import services
 from webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 

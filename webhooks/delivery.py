@@ -31,11 +31,11 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from config import outbound
-from config.api.responses import to_json_bytes
-from config.api.timefmt import rfc3339
-from config.task_sending import send_each
-from jobs.leases import Lease, LeaseLost, SweepReport
+from core import outbound
+from core.api.responses import to_json_bytes
+from core.api.timefmt import rfc3339
+from core.leases import Lease, LeaseLost, SweepReport
+from core.task_sending import send_each, task_named
 from webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
 logger = logging.getLogger("service.webhooks")
@@ -62,6 +62,15 @@ def retry_delays() -> tuple[int, ...]:
 
 def max_attempts() -> int:
     return len(retry_delays()) + 1
+
+
+def human_duration(seconds: int) -> str:
+    """A retry delay as the documentation states it: 1 min, 5 min, 2 h."""
+    if seconds % 3600 == 0:
+        return f"{seconds // 3600} h"
+    if seconds % 60 == 0:
+        return f"{seconds // 60} min"
+    return f"{seconds} s"
 
 
 def next_delay(round_attempts: int, *, rng: random.Random | None = None) -> float | None:
@@ -155,9 +164,9 @@ def queue_test_delivery(endpoint: WebhookEndpoint) -> Delivery:
 
 def dispatch(delivery_ids: Iterable[str]) -> int:
     """Send one task per delivery (best effort: the sweep re-sends what the broker did not take)."""
-    from webhooks.tasks import deliver
-
-    return send_each(deliver, ((delivery_id,) for delivery_id in delivery_ids), "webhook delivery")
+    return send_each(
+        task_named("webhooks.deliver"), ((delivery_id,) for delivery_id in delivery_ids), "webhook delivery"
+    )
 
 
 # -- one attempt -------------------------------------------------------------------------------
@@ -173,7 +182,7 @@ def _lease_seconds() -> float:
     return float(settings.WEBHOOK_TIMEOUT_SECONDS) + float(settings.WEBHOOK_LEASE_MARGIN_SECONDS)
 
 
-# A delivery is held while sending, fenced by its attempt number (jobs/leases.py).
+# A delivery is held while sending, fenced by its attempt number (core/leases.py).
 LEASE = Lease(Delivery, Delivery.Status.SENDING, _lease_seconds, fence="attempt_count")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import models
 
 from accounts.tenancy import TenantModel
-from config.api.ids import new_id
+from core.api.ids import new_id
 
 
 def _event_id() -> str:  # referenced by migration 0001

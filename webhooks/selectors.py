@@ -9,9 +9,9 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from accounts.tenancy import Owner
-from config.api.filters import ListFilter, QueryTimestampField
-from config.api.pagination import paginate
-from config.api.timefmt import rfc3339
+from core.api.filters import ListFilter, QueryTimestampField
+from core.api.pagination import paginate
+from core.api.timefmt import rfc3339
 from webhooks.delivery import TEST_EVENT_TYPE, envelope
 from webhooks.events import EVENT_TYPES
 from webhooks.models import Delivery, DeliveryAttempt, WebhookEndpoint

@@ -15,9 +15,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.tenancy import Owner
-from config import outbound
-from config.api.errors import ApiError, FieldViolation
-from config.api.responses import to_json_bytes
+from core import outbound
+from core.api.errors import ApiError, FieldViolation
+from core.api.responses import to_json_bytes
 from webhooks.delivery import TEST_EVENT_TYPE, dispatch, queue_test_delivery
 from webhooks.events import EVENT_TYPES
 from webhooks.models import Delivery, WebhookEndpoint

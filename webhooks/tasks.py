@@ -2,18 +2,16 @@
 
 from celery import shared_task
 
+from webhooks import delivery
+
 
 @shared_task(name="webhooks.deliver")
 def deliver(delivery_id: str) -> str:
     """One attempt of a due delivery (a duplicate or early message does nothing)."""
-    from webhooks import delivery
-
     return delivery.send(delivery_id)
 
 
 @shared_task(name="webhooks.sweep")
 def sweep_deliveries() -> dict:
     """Beat: record attempts lost with their worker, send the tasks of due retries."""
-    from webhooks import delivery
-
     return delivery.sweep().as_dict()

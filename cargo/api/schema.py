@@ -17,7 +17,7 @@ from rest_framework import serializers
 from cargo import export_controls
 from cargo.screening import MAX_PARTIES, PARTS, PARTY_ROLES, CargoRequest, PartyInput, VesselInput
 from cargo.screening import folded_party_name as _folded_party_name
-from config.api.fields import StrictStringField
+from core.api.fields import StrictStringField
 from screening.api.schema import ImoInputField, MatchSchema, SourceRowSchema
 from screening.imo import ImoInputError, parse_screening_imo
 from screening.verdict import Verdict

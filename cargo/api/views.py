@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 
-from accounts.api.base import KeyedAPIView
 from cargo import selectors, services
 from cargo.api.schema import (
     OPERATION_DESCRIPTION,
@@ -14,9 +13,10 @@ from cargo.api.schema import (
     cargo_request,
 )
 from cargo.selectors import CargoScreeningFilter
-from config.api.filters import read_filters
-from config.api.openapi import creating_operation
-from config.api.responses import json_bytes_response, to_json_bytes
+from core.api.filters import read_filters
+from core.api.openapi import creating_operation
+from core.api.responses import json_bytes_response, to_json_bytes
+from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 
 

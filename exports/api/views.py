@@ -11,15 +11,15 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema, extend_schema_field
 from rest_framework import serializers
 
-from accounts.api.base import KeyedAPIView
-from config.api.errors import ApiError
-from config.api.filters import QueryBooleanField, read_filters
-from config.api.openapi import NOT_BLANK, ClosedSerializer, DeletedSchema, creating_operation, error_response
-from config.api.responses import json_bytes_response, to_json_bytes
+from core.api.errors import ApiError
+from core.api.filters import QueryBooleanField, read_filters
+from core.api.openapi import NOT_BLANK, ClosedSerializer, DeletedSchema, creating_operation, error_response
+from core.api.responses import json_bytes_response, to_json_bytes
 from exports import resources, selectors, services
 from exports.models import Export
 from exports.selectors import ExportFilter, file_path, owned_export, status_of
 from jobs.models import Job
+from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 
 STATUSES = [*Job.Status.values, selectors.STATUS_EXPIRED]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 
-from accounts.api.base import KeyedAPIView
-from config.api.filters import read_filters
-from config.api.responses import json_bytes_response
+from core.api.filters import read_filters
+from core.api.responses import json_bytes_response
 from metering import concurrency, quota, selectors
+from metering.api.base import KeyedAPIView
 from metering.ratelimit import KEY_RATE
 from metering.selectors import AccessLogFilter
 

@@ -1,12 +1,12 @@
 """The `data` of the corridor monitor events (what monitoring/corridors.py emits), for the OpenAPI
-`webhooks` section: `CORRIDOR_EVENT_DATA` has the shape of webhooks.api.events_schema.EVENT_DATA
+`webhooks` section: `CORRIDOR_EVENT_DATA` has the shape of config.openapi_webhooks.EVENT_DATA
 (type -> (data serializer, summary, when it is sent)) and joins it there."""
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
-from config.api.openapi import ClosedSerializer
+from core.api.openapi import ClosedSerializer
 from monitoring.corridors import SCORE_THRESHOLD
 
 RISK_LEVELS = ["low", "moderate", "elevated", "high", "severe"]

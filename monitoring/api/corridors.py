@@ -9,10 +9,10 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from accounts.api.base import KeyedAPIView
-from config.api.filters import read_filters
-from config.api.openapi import creating_operation
-from config.api.responses import json_bytes_response, to_json_bytes
+from core.api.filters import read_filters
+from core.api.openapi import creating_operation
+from core.api.responses import json_bytes_response, to_json_bytes
+from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 from monitoring import corridor_selectors as selectors
 from monitoring import corridor_services as services

@@ -8,10 +8,10 @@ from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
 
-from accounts.api.base import KeyedAPIView
-from config.api.filters import read_filters
-from config.api.openapi import DeletedSchema, creating_operation
-from config.api.responses import json_bytes_response, to_json_bytes
+from core.api.filters import read_filters
+from core.api.openapi import DeletedSchema, creating_operation
+from core.api.responses import json_bytes_response, to_json_bytes
+from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 from screening import fleet_selectors as selectors
 from screening import fleet_services as services

@@ -5,12 +5,12 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
-from accounts.api.base import KeylessAPIView
-from config.api.clientip import client_ip
-from config.api.errors import request_id_of
-from config.api.openapi import KEYLESS_ERROR
-from config.api.responses import json_bytes_response
+from core.api.clientip import client_ip
+from core.api.errors import request_id_of
+from core.api.openapi import KEYLESS_ERROR
+from core.api.responses import json_bytes_response
 from metering import ratelimit
+from metering.api.base import KeylessAPIView
 from screening import keyless
 from screening.imo import InvalidImoPath, parse_keyless_imo
 from screening.verdict import Verdict

@@ -5,7 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from config.api.fields import StrictStringField
+from core.api.fields import StrictStringField
 from screening.notices import CODES as NOTICE_CODES
 from screening.verdict import Verdict
 from screening.vetting import NOMINAL_WEIGHTS

@@ -5,11 +5,11 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from accounts.api.base import KeyedAPIView
-from config.api.fields import StrictBooleanField, StrictStringField
-from config.api.filters import read_filters
-from config.api.openapi import creating_operation
-from config.api.responses import json_bytes_response, to_json_bytes
+from core.api.fields import StrictBooleanField, StrictStringField
+from core.api.filters import read_filters
+from core.api.openapi import creating_operation
+from core.api.responses import json_bytes_response, to_json_bytes
+from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 from screening import selectors, services
 from screening.api.schema import ImoInputField, ScreeningListSchema, ScreeningRecordSchema

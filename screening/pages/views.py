@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from accounts.auth import signup_url
-from config.api.clientip import client_ip
+from core.api.clientip import client_ip
+from metering.auth import signup_url
 from screening import keyless
 from screening.imo import InvalidImoPath, parse_keyless_imo
 from screening.verdict import Verdict

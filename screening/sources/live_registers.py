@@ -9,7 +9,7 @@ are asked in parallel within one time budget. The exchange each adapter speaks:
     200 {"imo": "9074729", "name": null} or 404   -> reachable, not named
     anything else, a timeout or a connection error -> reachable false, never evidence
 
-Calls go through config.outbound (a URL the guard refuses, e.g. a private address, is unreachable
+Calls go through core.outbound (a URL the guard refuses, e.g. a private address, is unreachable
 too, and logged), each bounded by the budget as a whole, not per read.
 """
 
@@ -19,7 +19,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
-from config import outbound
+from core import outbound
 
 logger = logging.getLogger("service.live_registers")
 MAX_ANSWER_BYTES = 64 * 1024  # an answer is one small JSON object

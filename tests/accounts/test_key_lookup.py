@@ -5,8 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from accounts import auth, keys
+from accounts import keys
 from accounts.models import ApiKey
+from metering import auth
 
 pytestmark = pytest.mark.django_db
 

@@ -140,7 +140,7 @@ def test_the_allowed_ips_format_is_documented_on_the_page(client, account):
 
 
 def test_an_account_holds_a_bounded_number_of_active_keys(client, account, monkeypatch):
-    from accounts.pages import views
+    from portal import views
 
     monkeypatch.setattr(views, "MAX_ACTIVE_KEYS", 2)
     raw_key_in(create_key(client))
@@ -201,7 +201,7 @@ def test_the_access_log_page_shows_both_environments_newest_first(client, accoun
 
 
 def test_the_access_log_page_pages_and_shows_only_this_account(client, account, issue_key):
-    from config.api.ids import new_id
+    from core.api.ids import new_id
 
     now = timezone.now()
     rows = [

@@ -6,10 +6,10 @@ from django.db import transaction
 from django.urls import include, path
 from rest_framework import serializers
 
-from accounts.api.base import KeyedAPIView
-from config.api.ids import new_id
-from config.api.responses import json_bytes_response
+from core.api.ids import new_id
+from core.api.responses import json_bytes_response
 from metering import concurrency, quota
+from metering.api.base import KeyedAPIView
 from metering.idempotency import idempotent
 
 release_slow = threading.Event()

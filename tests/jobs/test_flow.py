@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.services import issue_key
-from config.api.errors import ApiError
+from core.api.errors import ApiError
 from jobs import flow
 from jobs.models import Job, JobItem
 from metering import quota

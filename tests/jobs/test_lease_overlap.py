@@ -1,4 +1,4 @@
-"""Every kind of background work is claimed through jobs/leases.py: two runs of one piece of work
+"""Every kind of background work is claimed through core/leases.py: two runs of one piece of work
 released at the same instant (two threads, each on its own database connection) do it once and
 charge once, whichever wins the claim. The follow-up's overlap, with two processes and a real
 worker, is tests/screening/test_follow_up_overlap.py; lease take-overs are tested per kind
@@ -17,9 +17,9 @@ from django.core.management import call_command
 from django.db import connection, transaction
 from django.utils import timezone
 
-from accounts.auth import authenticate_header_value
+from core.leases import Lease, LeaseLost, SweepReport
 from jobs import flow
-from jobs.leases import Lease, LeaseLost, SweepReport
+from metering.auth import authenticate_header_value
 from metering.models import QuotaCounter
 from monitoring import runs
 from monitoring.models import VesselMonitorRun

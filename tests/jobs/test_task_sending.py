@@ -8,7 +8,7 @@ import socket
 
 from celery import Celery
 
-from config.task_sending import send_each
+from core.task_sending import send_each
 
 
 def _dead_redis_url() -> str:

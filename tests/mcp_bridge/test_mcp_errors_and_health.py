@@ -201,7 +201,7 @@ def test_an_unexpected_failure_is_internal_error_without_its_text(monkeypatch):
 
 
 def test_an_api_error_raised_inside_a_keyless_tool_keeps_its_code(monkeypatch):
-    from config.api.errors import ApiError
+    from core.api.errors import ApiError
     from mcp_bridge import tools
 
     def unavailable(*args, **kwargs):

@@ -12,7 +12,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import Account
-from config.api.ids import new_id
+from core.api.ids import new_id
 from metering import access_log
 from metering.access_log import Backlog
 from metering.models import AccessLogEntry

@@ -20,7 +20,7 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import Account
-from config.api.errors import ApiError
+from core.api.errors import ApiError
 from metering.models import MeteringEvent, QuotaCounter
 from screening import datastate, demo, engine
 from screening.models import Screening

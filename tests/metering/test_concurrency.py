@@ -7,7 +7,7 @@ import time
 import pytest
 from django.test import Client
 
-from config.api.errors import ApiError
+from core.api.errors import ApiError
 from metering import concurrency
 from tests.accounts import urls as test_urls
 

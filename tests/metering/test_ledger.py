@@ -29,7 +29,7 @@ from django.utils import timezone
 from accounts.models import Account
 from cargo import services as cargo_services
 from cargo.models import CargoScreening
-from config.api.errors import ApiError
+from core.api.errors import ApiError
 from jobs import flow
 from metering import quota
 from metering.models import MeteringEvent, QuotaCounter

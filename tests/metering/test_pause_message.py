@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import Account
-from config.api.timefmt import rfc3339
+from core.api.timefmt import rfc3339
 from metering import quota
 from metering.models import QuotaCounter
 
@@ -70,7 +70,7 @@ def test_the_pause_402_on_a_test_key_names_the_monthly_reset(client, issue_key, 
 
 
 def test_the_pause_402_carries_the_quota_headers_of_the_allowance_drawn_on(issue_key):
-    from config.api.errors import ApiError
+    from core.api.errors import ApiError
     from metering import pace
 
     issue_key("live", email="paused-headers@example.com", opened_on=date(2026, 10, 20))

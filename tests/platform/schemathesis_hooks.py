@@ -79,7 +79,7 @@ class RotatingBearerKey:
 
 
 IDEMPOTENCY_KEY = "Idempotency-Key"
-MAX_IDEMPOTENCY_KEY_LENGTH = 255  # metering.idempotency.MAX_KEY_LENGTH (not imported: no Django here)
+MAX_IDEMPOTENCY_KEY_LENGTH = 255  # core.api.idempotency_keys.MAX_KEY_LENGTH (not imported: no Django here)
 
 
 def _usable_key(value: Any) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from config.changelog import CHANGES
+from core.changelog import CHANGES
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,7 @@ EPOCH_2026_10_08 = "@1791417600"  # 2026-10-08T00:00:00Z
 def test_every_operation_named_by_a_deprecation_exists():
     from django.urls import get_resolver
 
-    from config.changelog import DEPRECATIONS
+    from core.changelog import DEPRECATIONS
 
     names = {name for name in get_resolver().reverse_dict if isinstance(name, str)}
     for deprecation in DEPRECATIONS:

@@ -49,7 +49,7 @@ def _assert_key_page(client, url: str, base: str) -> None:
 
 
 def test_the_signup_url_answers_200_with_how_a_key_is_obtained(client, settings):
-    from accounts.auth import signup_url
+    from metering.auth import signup_url
 
     _assert_key_page(client, signup_url(), settings.PUBLIC_BASE_URL)
 

@@ -1,4 +1,4 @@
-"""Outbound HTTP (config/outbound.py): the address guard, pinning, redirects, caps, timeouts, retries.
+"""Outbound HTTP (core/outbound.py): the address guard, pinning, redirects, caps, timeouts, retries.
 
 Real sockets throughout: a local ThreadingHTTPServer (and an HTTPS one with a certificate made
 here). `socket.getaddrinfo` is replaced only where a test must decide what a name resolves to.
@@ -21,8 +21,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from config import outbound
-from config.outbound import OutboundFailed, OutboundRefused, refusal_reason
+from core import outbound
+from core.outbound import OutboundFailed, OutboundRefused, refusal_reason
 from tests.support.tls import self_signed_certificate
 
 ROOT = Path(__file__).resolve().parent.parent.parent

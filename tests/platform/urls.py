@@ -3,8 +3,8 @@
 from django.urls import include, path
 from rest_framework import serializers
 
-from accounts.api.base import KeylessAPIView
-from config.api.responses import json_bytes_response
+from core.api.responses import json_bytes_response
+from metering.api.base import KeylessAPIView
 
 
 class _EchoInput(serializers.Serializer):

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from jobs.leases import LeaseLost
+from core.leases import LeaseLost
 from metering.models import QuotaCounter
 from screening import demo, resolution, services
 from screening.models import FollowUp, Screening

@@ -20,7 +20,7 @@ from screening import datastate
 GREEN = "9300776"
 NORTH_SEA = {"origin": "NLRTM", "destination": "DEHAM"}
 RECEIVER_URL = "https://receiver.invalid/hooks"  # .invalid never resolves: saved with a url_warning
-SECURITY_MIDDLEWARE = "config.security_headers.SecurityHeadersMiddleware"
+SECURITY_MIDDLEWARE = "core.security_headers.SecurityHeadersMiddleware"
 UNKNOWN_ID = "xyz_01JZZZZZZZZZZZZZZZZZZZZZZZ"  # an id no resource holds, for operations that need one
 
 _idempotency = itertools.count()

@@ -1,7 +1,7 @@
 """API7 Server Side Request Forgery: every call out goes through the one guarded client, and the
 webhook URL a customer sends cannot reach a private address however it is spelt.
 
-The guard itself (config/outbound.py: every address a name resolves to checked, the connection made
+The guard itself (core/outbound.py: every address a name resolves to checked, the connection made
 to the checked address, redirects checked again, never https→http, no redirect on a POST) is
 tested in tests/platform/test_outbound.py; the webhook URL field in
 tests/webhooks/test_endpoints.py::test_urls_that_are_not_public_https_are_refused_on_the_url_field;
@@ -27,11 +27,11 @@ SERVICE_PACKAGES = (
 )  # fmt: skip
 # Libraries that open connections to an address of the caller's choosing.
 NETWORK_CLIENTS = {"requests", "urllib3", "httpx", "httpx2", "http.client", "urllib.request", "aiohttp", "pycurl", "socket", "ftplib", "smtplib"}  # fmt: skip
-GUARDED_CLIENT = "config/outbound.py"
+GUARDED_CLIENT = "core/outbound.py"
 # Imports that open nothing, each with its reason (a new network import anywhere fails the test).
 OPENS_NOTHING = {
     "metering/idempotency.py": {"socket"},  # socket.gethostname() names the process holding a key
-    "accounts/pages/views.py": {"smtplib", "smtplib.SMTPException"},  # catches the mail backend's error
+    "portal/views.py": {"smtplib", "smtplib.SMTPException"},  # catches the mail backend's error
 }
 
 
@@ -58,7 +58,7 @@ def test_only_the_guarded_client_imports_a_network_client():
             imported = _network_imports(path) - OPENS_NOTHING.get(relative, set())
             if imported:
                 offenders[relative] = sorted(imported)
-    assert not offenders, f"call out through config.outbound, not directly: {offenders}"
+    assert not offenders, f"call out through core.outbound, not directly: {offenders}"
     assert _network_imports(ROOT / GUARDED_CLIENT) >= {"urllib3"}  # the check looks at real imports
 
 

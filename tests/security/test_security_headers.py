@@ -1,4 +1,4 @@
-"""Security headers on the API, its error envelope, the pages, the admin and /mcp (config/security_headers.py).
+"""Security headers on the API, its error envelope, the pages, the admin and /mcp (core/security_headers.py).
 
 The middleware is put in place with the `security_headers` fixture wherever settings.MIDDLEWARE does
 not list it yet; /mcp is not served through Django (config.asgi sends it to the MCP SDK's app), so it
@@ -18,7 +18,7 @@ from django.http import HttpResponse
 from django.template import engines
 from django.test import RequestFactory
 
-from config.security_headers import API_POLICY, SecurityHeadersMiddleware, page_policy, with_security_headers
+from core.security_headers import API_POLICY, SecurityHeadersMiddleware, page_policy, with_security_headers
 from tests.browser.conftest import CHROMIUM
 from tests.security.conftest import RECEIVER_URL, send
 

@@ -115,7 +115,7 @@ def test_a_file_that_is_not_an_eez_download_fails_and_the_previous_copy_keeps_se
 
 
 def test_from_dir_recognises_the_marine_regions_download_name(tmp_path):
-    from screening.management.commands.refresh_sources import plan_directory
+    from voyages.management.commands.refresh_sources import plan_directory
 
     archive = zipped_shapefile(tmp_path)
     planned = plan_directory(tmp_path)

@@ -18,7 +18,7 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.auth import authenticate_header_value
+from metering.auth import authenticate_header_value
 from tests.support.tls import start_https_receiver
 from webhooks import delivery
 from webhooks.events import emit

@@ -14,14 +14,14 @@ from referencing.jsonschema import DRAFT202012
 
 from accounts.models import Account
 from accounts.services import issue_key
-from config.api.responses import to_json_bytes
+from config import openapi_webhooks as events_schema
+from core.api.responses import to_json_bytes
 from jobs import flow
 from metering.models import QuotaCounter
 from screening import demo, services
 from screening.models import FollowUp
 from tests.screening.conftest import demo_world, screen  # noqa: F401 (fixtures)
 from voyages import batches
-from webhooks.api import events_schema
 from webhooks.delivery import TEST_EVENT_TYPE, envelope, queue_test_delivery
 from webhooks.events import EVENT_TYPES
 from webhooks.models import Event, WebhookEndpoint

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 
-from accounts.api.base import KeyedAPIView
-from config.api.errors import FieldViolation
-from config.api.openapi import creating_operation
-from config.api.responses import json_bytes_response
+from core.api.errors import FieldViolation
+from core.api.openapi import creating_operation
+from core.api.responses import json_bytes_response
 from metering import concurrency, quota
+from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 from voyages import batches, selectors, services
 from voyages.api.schema import (

@@ -9,7 +9,7 @@ length-weighted mean. The forecast adapter speaks this exchange with a configure
     GET {WEATHER_FORECAST_URL}?bbox=<west>,<south>,<east>,<north>
     200 {"issued_at": "2026-11-23T06:00:00Z", "max_wave_height_m": 4.5, "max_wind_kn": 38}
 
-inside WEATHER_FORECAST_BUDGET_SECONDS (the whole call, through config.outbound); anything
+inside WEATHER_FORECAST_BUDGET_SECONDS (the whole call, through core.outbound); anything
 else, including a URL the outbound guard refuses, counts as unreachable.
 """
 
@@ -20,7 +20,7 @@ from datetime import datetime
 
 import numpy as np
 
-from config import outbound
+from core import outbound
 from voyages.layers.geo import RouteInput, route_samples
 
 # (name, west, south, east, north, monthly signal Jan..Dec); first match wins.

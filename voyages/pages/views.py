@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from shapely import contains_xy
 
-from accounts.auth import signup_url
+from metering.auth import signup_url
 from voyages.layers.jwc import LISTED_AREAS
 from voyages.models import VoyageAssessment
 from voyages.report_links import assessment_id_from

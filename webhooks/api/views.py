@@ -6,11 +6,11 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from accounts.api.base import KeyedAPIView
-from config.api.fields import StrictBooleanField, StrictIntegerField, StrictStringField
-from config.api.filters import read_body, read_filters
-from config.api.openapi import DeletedSchema, creating_operation
-from config.api.responses import json_bytes_response, to_json_bytes
+from core.api.fields import StrictBooleanField, StrictIntegerField, StrictStringField
+from core.api.filters import read_body, read_filters
+from core.api.openapi import DeletedSchema, creating_operation
+from core.api.responses import json_bytes_response, to_json_bytes
+from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 from webhooks import selectors, services
 from webhooks.delivery import TEST_EVENT_TYPE

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import template
 from django.conf import settings
 
-from webhooks.delivery import EVENT_ID_HEADER, SIGNATURE_HEADER, max_attempts, retry_delays
+from webhooks.delivery import EVENT_ID_HEADER, SIGNATURE_HEADER, human_duration, max_attempts, retry_delays
 
 register = template.Library()
 
@@ -14,8 +14,6 @@ SIGNATURE_TOLERANCE_MINUTES = 5  # documented tolerance for `t`; the recipes hol
 
 @register.inclusion_tag("drf_spectacular/webhook_signatures_section.html")
 def webhook_signatures_section() -> dict:
-    from webhooks.api.events_schema import human_duration  # only when the reference page renders
-
     delays = retry_delays()
     return {
         "signature_header": SIGNATURE_HEADER,

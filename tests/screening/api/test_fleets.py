@@ -12,8 +12,8 @@ from ulid import ULID
 
 from accounts.models import Account
 from accounts.services import issue_key as issue_account_key
-from config.api.pagination import decode_cursor
-from config.api.responses import to_json_bytes
+from core.api.pagination import decode_cursor
+from core.api.responses import to_json_bytes
 from screening import demo, fleet_selectors
 from screening.fleet_services import FLEET_MAX_HULLS
 from screening.imo import imo_check_digit_valid

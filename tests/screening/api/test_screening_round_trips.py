@@ -78,7 +78,7 @@ def test_a_repeat_graded_green_screening_takes_at_most_seven_queries_and_two_com
     statements = _statements(captured.captured_queries)
     # Where keys are not cached across processes (the embedded default: no Redis), each request
     # reads its key row so a revocation in another process counts at once: one statement more.
-    from accounts.auth import key_cache_is_shared
+    from metering.auth import key_cache_is_shared
 
     budget = 7 if key_cache_is_shared() else 8
     if plan == "free":

@@ -17,10 +17,17 @@ from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, OpenApiWebhook, extend_schema, extend_schema_field
 from rest_framework import serializers
 
-from config.api.openapi import ClosedSerializer
+from core.api.openapi import ClosedSerializer
 from jobs.models import JobItem
 from monitoring.api.corridor_events import CORRIDOR_EVENT_DATA
-from webhooks.delivery import EVENT_ID_HEADER, SIGNATURE_HEADER, TEST_EVENT_TYPE, max_attempts, retry_delays
+from webhooks.delivery import (
+    EVENT_ID_HEADER,
+    SIGNATURE_HEADER,
+    TEST_EVENT_TYPE,
+    human_duration,
+    max_attempts,
+    retry_delays,
+)
 from webhooks.events import EVENT_TYPES
 
 SANCTIONS_VERDICTS = ["RED", "AMBER", "GREEN"]  # an answer is never INCOMPLETE
@@ -303,14 +310,6 @@ def _envelope(event_type: str, data: type[serializers.Field]) -> type[serializer
         "data": data(),
     }
     return type(f"{_component_name(event_type)}Event", (ClosedSerializer,), fields)
-
-
-def human_duration(seconds: int) -> str:
-    if seconds % 3600 == 0:
-        return f"{seconds // 3600} h"
-    if seconds % 60 == 0:
-        return f"{seconds // 60} min"
-    return f"{seconds} s"
 
 
 def _delays_text() -> str:

@@ -15,8 +15,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from config.api.pagination import CURSOR_PATTERN, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, decode_cursor, parse_limit
-from config.api.timefmt import parse_rfc3339, rfc3339
+from core.api.pagination import CURSOR_PATTERN, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, decode_cursor, parse_limit
+from core.api.timefmt import parse_rfc3339, rfc3339
 
 
 class QueryLimitField(serializers.Field):

@@ -15,7 +15,7 @@ class StrictStringField(serializers.CharField):
         "not_a_string": "must be a JSON string",
         "control": "must not contain control characters",
     }
-    # Published in the OpenAPI document (config.api.openapi): no character of Unicode category Cc.
+    # Published in the OpenAPI document (core.api.openapi): no character of Unicode category Cc.
     # A subclass whose value has a stricter shape publishes that shape instead.
     published_pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$"
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from rest_framework.parsers import JSONParser
 
-from config.api.errors import ApiError, FieldViolation
+from core.api.errors import ApiError, FieldViolation
 
 MAX_JSON_DEPTH = 32
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")

@@ -10,6 +10,9 @@ refresh_sources --layer piracy_asam --file asam.csv      (piracy_imb, country_in
 refresh_sources --unlocode-aliases alias.csv
 refresh_sources --from-dir DIR                    every file under DIR recognised by its official name
 
+The command lives in the voyages app because it loads both the lists and registers (screening.refresh)
+and the voyage risk layers and port aliases (voyages), and voyages sits above screening.
+
 A source with one file takes `--file PATH`; OFAC's set is told apart by its official names
 (SDN.CSV, ALT.CSV, ADD.CSV, SDN.XML) or named with PART=PATH (parts sdn, alt, add, xml).
 
@@ -42,6 +45,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from screening import refresh
 from screening.ingest import IngestError
+from voyages.layers import loading
+from voyages.ports import load_unlocode_aliases
 
 
 def _read_files(specs: list[str]) -> list[tuple[str | None, str, bytes]]:
@@ -130,8 +135,6 @@ class Command(BaseCommand):
             raise CommandError(outcome.detail)
 
     def _layer(self, layer: str, specs: list[str]) -> None:
-        from voyages.layers import loading
-
         files = [data for _part, _name, data in _read_files(specs)]
         if len(files) != 1:
             raise CommandError("--layer takes exactly one --file")
@@ -150,8 +153,6 @@ class Command(BaseCommand):
             raise CommandError(snapshot.message)
 
     def _aliases(self, path: str) -> None:
-        from voyages.ports import load_unlocode_aliases
-
         try:
             data = Path(path).read_bytes()
         except OSError as exc:

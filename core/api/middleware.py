@@ -11,9 +11,9 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
-from config.api.errors import FieldViolation, backing_service_down, envelope, error_json_response, unavailable_error
-from config.api.ids import is_well_formed_request_id, new_request_id
-from config.changelog import deprecation_for
+from core.api.errors import FieldViolation, backing_service_down, envelope, error_json_response, unavailable_error
+from core.api.ids import is_well_formed_request_id, new_request_id
+from core.changelog import deprecation_for
 
 logger = logging.getLogger("service.errors")
 

@@ -1,4 +1,4 @@
-"""The check psycopg's pool runs on every connection a request borrows (ENGINE config.postgresql).
+"""The check psycopg's pool runs on every connection a request borrows (ENGINE core.postgresql).
 
 psycopg's own check (`ConnectionPool.check_connection`, what Django installs with
 CONN_HEALTH_CHECKS) sends an empty query: one database round trip before every request's first

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from config.api.errors import FieldViolation
+from core.api.errors import FieldViolation
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200

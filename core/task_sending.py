@@ -13,7 +13,16 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from celery import current_app
+from celery.canvas import Signature
+
 logger = logging.getLogger("service.tasks")
+
+
+def task_named(name: str) -> Signature:
+    """A task by its registered name. The modules that send work cannot import the task modules,
+    which import them (the task is thin: the module does the work)."""
+    return current_app.signature(name)
 
 
 def send_each(task: Any, argument_lists: Iterable[tuple], what: str) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework.views import APIView
 
-from accounts.auth import ApiKeyAuthentication, KeyedAccess
+from metering.auth import ApiKeyAuthentication, KeyedAccess
 
 
 class KeyedAPIView(APIView):

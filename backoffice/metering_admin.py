@@ -1,4 +1,5 @@
-"""Back office: the operator pause switches, allowance counters, the allowance ledger and the access log."""
+"""Back office: the allowance counters and the allowance ledger (the pause switches and the access log
+are in backoffice/admin.py)."""
 
 from __future__ import annotations
 
@@ -6,15 +7,7 @@ from django.contrib import admin
 
 from backoffice.adminkit import ReadOnlyAdmin
 from metering import quota
-from metering.models import AccessLogEntry, MeteringEvent, QuotaCounter, ServiceSwitches
-
-
-@admin.register(ServiceSwitches)
-class ServiceSwitchesAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "api_paused", "keyless_paused", "updated_at")
-
-    def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
-        return not ServiceSwitches.objects.exists()
+from metering.models import MeteringEvent, QuotaCounter
 
 
 @admin.register(QuotaCounter)
@@ -47,20 +40,3 @@ class MeteringEventAdmin(ReadOnlyAdmin):
     list_select_related = ("account",)
     search_fields = ("=account__email", "=imo")
     ordering = ("-id",)  # newest first on the primary-key index
-
-
-@admin.register(AccessLogEntry)
-class AccessLogEntryAdmin(admin.ModelAdmin):
-    list_display = ("at", "account", "environment", "method", "path", "status", "code", "key_prefix", "duration_ms")
-    list_filter = ("environment", "status", "method")
-    search_fields = ("request_id", "path", "account__email")
-    date_hierarchy = "at"
-
-    def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
-        return False

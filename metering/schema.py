@@ -4,7 +4,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
 
 class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
-    target_class = "accounts.auth.ApiKeyAuthentication"
+    target_class = "metering.auth.ApiKeyAuthentication"
     name = "BearerKey"
 
     def get_security_definition(self, auto_schema):  # type: ignore[no-untyped-def]

@@ -1,8 +1,8 @@
-"""Sign-up, log-in and key pages. Every "Get a free key" link (accounts.auth.signup_url) leads to /signup."""
+"""Sign-up, log-in and key pages. Every "Get a free key" link (metering.auth.signup_url) leads to /signup."""
 
 from django.urls import path
 
-from accounts.pages import views
+from portal import views
 
 app_name = "accounts"
 

@@ -12,8 +12,8 @@ from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerial
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
-from config.api.fields import StrictStringField
-from metering.idempotency import MAX_KEY_LENGTH
+from core.api.fields import StrictStringField
+from core.api.idempotency_keys import MAX_KEY_LENGTH
 
 ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
 
@@ -243,7 +243,7 @@ def add_shared_components(result: dict[str, Any], generator: Any, request: Any, 
     return result
 
 
-# Operations whose query parameters are not read by config.api.filters.read_filters (which treats
+# Operations whose query parameters are not read by core.api.filters.read_filters (which treats
 # `?name=` with an empty value as absent): each reads its own and refuses an empty value.
 OWN_QUERY_READERS = frozenset({"/api/v1/ports"})
 
@@ -297,7 +297,7 @@ NOT_BLANK = "\\S"
 
 # Unicode category Cc (what StrictStringField refuses): C0 controls, DEL and C1 controls.
 NO_CONTROL_CHARACTERS = StrictStringField.published_pattern
-# config.api.parsers refuses U+0000 anywhere in a body, in any string and any member name, known
+# core.api.parsers refuses U+0000 anywhere in a body, in any string and any member name, known
 # field or not (PostgreSQL text and jsonb cannot hold it): 422 validation_failed naming the field.
 NO_NUL = "^[^\\x00]*$"
 STORABLE_JSON = "StorableJson"

@@ -24,9 +24,9 @@ from rest_framework.permissions import BasePermission
 
 from accounts import keys
 from accounts.models import ENTITLEMENT_ACTIVE, ENV_LIVE, Account, ApiKey
-from config.api.clientip import client_ip
-from config.api.errors import ApiError
-from config.compiled_query import CompiledQuery
+from core.api.clientip import client_ip
+from core.api.errors import ApiError
+from core.compiled_query import CompiledQuery
 from metering import ratelimit
 from metering.switches import current_switches
 
@@ -48,7 +48,7 @@ LAST_USED_RESOLUTION = timedelta(minutes=5)
 
 
 def signup_url() -> str:
-    """Where "Get a free key" leads: the self-serve sign-up page (accounts/pages)."""
+    """Where "Get a free key" leads: the self-serve sign-up page (portal)."""
     return f"{settings.PUBLIC_BASE_URL}/signup"
 
 

@@ -1,6 +1,6 @@
 """Sign-up, log-in, password reset and the key pages (server-rendered, the project's own templates).
 
-Every "Get a free key" link (accounts.auth.signup_url) leads to /signup. Writes go through
+Every "Get a free key" link (metering.auth.signup_url) leads to /signup. Writes go through
 accounts.signup (sign-up, confirmation) and accounts.services (issue_key, revoke_key); usage comes
 from metering.quota (the function GET /api/v1/usage uses) and the access log from metering.selectors.
 """
@@ -27,14 +27,14 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from accounts import signup
-from accounts.auth import signup_url
 from accounts.models import ALL_SCOPES, ENV_LIVE, ENV_TEST, Account, ApiKey
-from accounts.pages.forms import MAX_ALLOWED_IPS, ConfirmForm, CreateKeyForm, SignupForm
 from accounts.services import KeyRequestError, issue_key, revoke_key
-from config.api.clientip import client_ip
-from config.api.errors import FieldViolation
-from config.api.pagination import decode_cursor, paginate
+from core.api.clientip import client_ip
+from core.api.errors import FieldViolation
+from core.api.pagination import decode_cursor, paginate
 from metering import quota, ratelimit, selectors
+from metering.auth import signup_url
+from portal.forms import MAX_ALLOWED_IPS, ConfirmForm, CreateKeyForm, SignupForm
 
 MAX_ACTIVE_KEYS = 25  # per account, both environments together
 ACCESS_LOG_PAGE_SIZE = 50
@@ -160,7 +160,7 @@ class LoginView(auth_views.LoginView):
     redirect_authenticated_user = True
 
     def get_form_class(self):  # type: ignore[no-untyped-def]
-        from accounts.pages.forms import EmailLoginForm
+        from portal.forms import EmailLoginForm
 
         return EmailLoginForm
 

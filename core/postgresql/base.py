@@ -1,11 +1,11 @@
 """Django's PostgreSQL backend, with the connection pool's borrow check swapped for one that
-costs no round trip while the connection is evidently healthy (see `config.postgresql`)."""
+costs no round trip while the connection is evidently healthy (see `core.postgresql`)."""
 
 from __future__ import annotations
 
 from django.db.backends.postgresql import base as postgresql
 
-from config.postgresql import check_borrowed
+from core.postgresql import check_borrowed
 
 
 class DatabaseWrapper(postgresql.DatabaseWrapper):

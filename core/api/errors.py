@@ -7,8 +7,11 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+import redis
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
+from kombu.exceptions import OperationalError as BrokerError
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
 
@@ -97,13 +100,13 @@ def _flatten_validation(detail: Any, request: Any, prefix: str = "") -> list[dic
     return violations
 
 
+def redis_unavailable(exc: BaseException) -> bool:
+    """True when `exc` is Redis (or a library over it) failing to answer, not a bug of ours."""
+    return isinstance(exc, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError))
+
+
 def backing_service_down(exc: BaseException) -> bool:
     """The database, cache or broker did not answer: a temporary outage, not a bug."""
-    from django.db import InterfaceError, OperationalError
-    from kombu.exceptions import OperationalError as BrokerError
-
-    from metering.shared_state import redis_unavailable
-
     return isinstance(exc, (OperationalError, InterfaceError, BrokerError)) or redis_unavailable(exc)
 
 
