@@ -6,8 +6,9 @@
 - Screenings, assessments, batches, cargo screenings, fleets, vessel and corridor monitors and exports:
   read-only, found by exact id, the stored document (or the document as GET answers it) shown.
 - The access log: read-only, newest first by primary key (a ULID), no full count.
-- Accounts and keys (backoffice/account_admin.py) and the allowance counters and ledger
-  (backoffice/metering_admin.py), registered from here; their actions call the same services.
+- Accounts and keys (backoffice/account_admin.py), the allowance counters and ledger
+  (backoffice/metering_admin.py) and webhook endpoints and deliveries (backoffice/webhook_admin.py),
+  registered from here; their actions go through backoffice.services, which audits them.
 
 List pages on large tables: list_select_related, ordering on an indexed column, no full-table
 count (`show_full_result_count = False` and a paginator whose count stops at COUNT_CAP).
@@ -26,6 +27,7 @@ from backoffice import (
     account_admin,  # noqa: F401  (registers accounts and keys)
     metering_admin,  # noqa: F401  (registers the allowance counters and ledger)
     services,
+    webhook_admin,  # noqa: F401  (registers endpoints, deliveries and events)
 )
 from backoffice.adminkit import ReadOnlyAdmin, pretty_json
 from backoffice.models import OperatorAction

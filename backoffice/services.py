@@ -16,6 +16,8 @@ from accounts.models import Account, ApiKey
 from accounts.services import revoke_key
 from backoffice import audit
 from metering.models import ServiceSwitches
+from webhooks import services as webhook_services
+from webhooks.models import Delivery, WebhookEndpoint
 
 SWITCH_FIELDS = ("api_paused", "api_paused_retry_after", "keyless_paused", "keyless_paused_retry_after")
 ACCOUNT_PAUSE_FIELDS = ("paused_reason", "paused_at")
@@ -123,3 +125,33 @@ def request_source_refresh(operator: Any, source: str, edition: str = "", note: 
     label = f"{source}/{edition}" if edition else source
     audit.record(operator, "refresh_source", target_type="screening.source", target_id=label, note=note)
     transaction.on_commit(lambda: refresh_source.delay(source, edition))
+
+
+ENDPOINT_FIELDS = ("enabled", "disabled_reason")
+
+
+@transaction.atomic
+def set_endpoint_enabled(operator: Any, endpoint: WebhookEndpoint, enabled: bool, note: str = "") -> None:
+    """Disable or enable a customer's webhook endpoint (the customer's own update, audited); ApiError when
+    the endpoint refuses it."""
+    before = audit.snapshot(endpoint, ENDPOINT_FIELDS)
+    webhook_services.update_endpoint(endpoint, endpoint.id, {"enabled": enabled})
+    endpoint.refresh_from_db(fields=list(ENDPOINT_FIELDS))
+    action = "enable_endpoint" if enabled else "disable_endpoint"
+    audit.record(operator, action, endpoint, before=before, after=audit.snapshot(endpoint, ENDPOINT_FIELDS), note=note)
+
+
+@transaction.atomic
+def redeliver(operator: Any, delivery: Delivery, note: str = "") -> None:
+    """Send a delivery's event again (the customer's own redelivery, audited); ApiError when it cannot be."""
+    before = audit.snapshot(delivery, ("status", "attempt_count"))
+    webhook_services.redeliver(delivery, delivery.id)
+    delivery.refresh_from_db(fields=["status", "attempt_count"])
+    audit.record(
+        operator,
+        "redeliver",
+        delivery,
+        before=before,
+        after=audit.snapshot(delivery, ("status", "attempt_count")),
+        note=note,
+    )

@@ -418,7 +418,7 @@ IDEMPOTENCY_JOIN_HOLD_SECONDS = env_int("IDEMPOTENCY_JOIN_HOLD_SECONDS", 30)
 
 # Static beat schedule; django-celery-beat copies it into the database where operators can edit it.
 CELERY_BEAT_SCHEDULE = {
-    "purge-idempotency-keys": {"task": "accounts.purge_idempotency_keys", "schedule": 3600.0},
+    "purge-idempotency-keys": {"task": "metering.purge_idempotency_keys", "schedule": 3600.0},
     # INCOMPLETE screenings enrolled for automatic resolution: attempts whose slot has come.
     "run-due-follow-ups": {"task": "screening.run_due_follow_ups", "schedule": 300.0},
     # Every list with an official URL, daily (an unchanged file is recognised by checksum).

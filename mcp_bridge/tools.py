@@ -143,10 +143,10 @@ def check_vessel_sync(imo: str, address: str, request_id: str) -> dict[str, Any]
         parsed = parse_keyless_imo(imo)
     except InvalidImoPath as exc:
         raise _refusal("invalid_imo", str(exc)) from None
-    outcome = keyless.run_check(parsed, address, request_id)
-    if outcome.status != 200:
-        raise _refusal(outcome.body["code"], outcome.body["message"])
-    return outcome.body
+    try:
+        return keyless.run_check(parsed, address, request_id).body
+    except keyless.KeylessRefused as refused:
+        raise _refusal(refused.code, refused.message) from None
 
 
 def find_port_sync(query: str, limit: int, address: str, request_id: str) -> dict[str, Any]:
@@ -158,9 +158,10 @@ def find_port_sync(query: str, limit: int, address: str, request_id: str) -> dic
         raise _refusal("validation_failed", "query must be a port name or UN/LOCODE of 1 to 100 characters")
     if not 1 <= limit <= MAX_LIMIT:
         raise _refusal("validation_failed", f"limit must be from 1 to {MAX_LIMIT}")
-    _, refused = keyless.admit(address, request_id)
-    if refused is not None:
-        raise _refusal(refused.body["code"], refused.body["message"])
+    try:
+        keyless.admit(address, request_id)
+    except keyless.KeylessRefused as refused:
+        raise _refusal(refused.code, refused.message) from None
     matches = get_catalogue().search(text, limit)
     keyless.count_call(address)
     return {"ports": [{**m.port.as_dict(), "match_score": m.match_score, "match_type": m.match_type} for m in matches]}

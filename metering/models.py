@@ -9,12 +9,19 @@ from django.utils import timezone
 from accounts.models import ENVIRONMENTS, Account
 
 
+class AllowanceKind(models.TextChoices):
+    """What an allowance counts (contract part 8)."""
+
+    SCREENING = "screening"
+    ASSESSMENT = "assessment"
+
+
 class QuotaCounter(models.Model):
     """Units drawn on one allowance in one period. period is 'YYYY-MM' or 'once'."""
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="quota_counters")
     environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
-    kind = models.CharField(max_length=12)  # screening | assessment
+    kind = models.CharField(max_length=12, choices=AllowanceKind.choices)
     period = models.CharField(max_length=7)
     used = models.PositiveIntegerField(default=0)
 
@@ -57,7 +64,7 @@ class MeteringEvent(models.Model):
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="metering_events")
     environment = models.CharField(max_length=4, choices=ENVIRONMENTS)
-    kind = models.CharField(max_length=12)
+    kind = models.CharField(max_length=12, choices=AllowanceKind.choices)
     at = models.DateTimeField(default=timezone.now, db_index=True)
     imo = models.CharField(max_length=16, blank=True)
     units = models.SmallIntegerField(default=1)  # signed: refunds and settlements are negative

@@ -26,12 +26,12 @@ from accounts.models import ENV_LIVE, ENV_TEST, Account
 from core.api.errors import ApiError
 from core.api.timefmt import rfc3339
 from core.compiled_query import CompiledQuery
-from metering.models import MeteringEvent, QuotaCounter
+from metering.models import AllowanceKind, MeteringEvent, QuotaCounter
 
 logger = logging.getLogger("service.metering")
 
-KIND_SCREENING = "screening"
-KIND_ASSESSMENT = "assessment"
+KIND_SCREENING = AllowanceKind.SCREENING
+KIND_ASSESSMENT = AllowanceKind.ASSESSMENT
 ONCE = "once"
 
 Reason = MeteringEvent.Reason

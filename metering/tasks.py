@@ -5,11 +5,11 @@ from celery import shared_task
 from metering import access_log, idempotency
 
 
-@shared_task(name="accounts.purge_idempotency_keys")
+@shared_task(name="metering.purge_idempotency_keys")
 def purge_idempotency_keys() -> int:
     return idempotency.purge_expired()
 
 
-@shared_task(name="accounts.flush_access_log")
+@shared_task(name="metering.flush_access_log")
 def flush_access_log() -> int:
     return access_log.flush()

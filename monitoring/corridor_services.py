@@ -22,9 +22,9 @@ from core.api.errors import ApiError, FieldViolation
 from core.api.responses import to_json_bytes
 from monitoring.corridor_selectors import monitor_document, owned_monitor
 from monitoring.models import CorridorMonitor
-from voyages import routing
 from voyages.api.schema import RouteRequestSchema
 from voyages.requests import RouteRequest, parse_route_request
+from voyages.services import route_for
 
 ROUTE_FIELDS = tuple(RouteRequestSchema().fields)  # what an assessment's route takes
 
@@ -37,27 +37,7 @@ class SavedMonitor:
     quota: Any = None  # no allowance is drawn at creation; kept for the idempotency hook's shape
 
 
-def _check_route(request: RouteRequest) -> None:
-    """The lane must be routable now (the same errors as an assessment; nothing is charged)."""
-    try:
-        routing.compute_route(
-            request.origin, request.destination, via=request.via, closed_passages=request.closed_passages
-        )
-    except routing.ViaPointError as exc:
-        raise FieldViolation(
-            [
-                {
-                    "field": f"route.via[{exc.index}]",
-                    "message": f"{exc.message}; move the point to open water and resend.",
-                }
-            ]
-        ) from None
-    except routing.RouteNotFound as exc:
-        raise ApiError(
-            422,
-            "route_not_found",
-            f"No sea route connects {request.origin.locode} and {request.destination.locode}: {exc}",
-        ) from None
+CREATE_CALL = "POST /api/v1/corridor-monitors"
 
 
 def _stored_request(body: dict, request: RouteRequest) -> dict:
@@ -77,10 +57,10 @@ def create_monitor(
 ) -> SavedMonitor:
     """Validate like an assessment, refuse past the cap (422 naming it), store; the first run is due now."""
     violations: list[dict] = []
-    request = parse_route_request(body, violations)
-    if violations:
+    request = parse_route_request(body, violations, resend=CREATE_CALL)
+    if violations or request is None:
         raise FieldViolation(violations)
-    _check_route(request)
+    route_for(request, resend=CREATE_CALL)  # the lane must be routable now (an assessment's errors; no charge)
     cap = settings.CORRIDOR_MONITORS_PER_KEY
     with transaction.atomic():
         # One creation at a time per account, so two concurrent creates cannot both pass the cap.

@@ -49,11 +49,32 @@ FRESH_CONTEXT_DAYS = 7
 
 @dataclass
 class KeylessOutcome:
+    """A keyless check answered (200)."""
+
     status: int
     body: dict
     headers: dict[str, str] = field(default_factory=dict)
     from_cache: bool = False
     report: dict | None = None  # the full record behind the check, for the report page
+
+
+class KeylessRefused(Exception):
+    """A keyless call refused: what to answer (status, the keyless error body, headers). Raised by the
+    gate and the check; each door (the JSON views, the report page, the MCP tools) renders it its way."""
+
+    def __init__(self, status: int, body: dict, headers: dict[str, str]) -> None:
+        super().__init__(f"{body['code']}: {body['message']}")
+        self.status = status
+        self.body = body
+        self.headers = headers
+
+    @property
+    def code(self) -> str:
+        return self.body["code"]
+
+    @property
+    def message(self) -> str:
+        return self.body["message"]
 
 
 def usage_block(rate: ratelimit.RateState | None) -> dict:
@@ -87,7 +108,8 @@ def error(
     request_id: str,
     rate: ratelimit.RateState | None,
     headers: dict[str, str] | None = None,
-) -> KeylessOutcome:
+) -> KeylessRefused:
+    """The refusal to raise: the envelope plus the keyless usage and a keyed example."""
     body = {
         "code": code,
         "message": message,
@@ -95,7 +117,7 @@ def error(
         "usage": usage_block(rate),
         "example": example_block(),
     }
-    return KeylessOutcome(status, body, dict(headers or {}))
+    return KeylessRefused(status, body, dict(headers or {}))
 
 
 def coverage_fingerprint(state: datastate.DataState) -> str:
@@ -200,11 +222,12 @@ def _feed_state(ip: str, imo: str, now: datetime) -> tuple[bool, int]:
     return flagged, used
 
 
-def paused_outcome(request_id: str, hourly: ratelimit.RateState) -> KeylessOutcome | None:
+def refuse_if_paused(request_id: str, hourly: ratelimit.RateState) -> None:
+    """503 keyless_paused while the operator has paused the keyless lane."""
     switches = current_switches()
     if not switches.keyless_paused:
-        return None
-    return error(
+        return
+    raise error(
         503,
         "keyless_paused",
         f"Keyless calls are paused under unusual load; retry after Retry-After, or use a free key ({_free_key_url()}).",
@@ -214,11 +237,11 @@ def paused_outcome(request_id: str, hourly: ratelimit.RateState) -> KeylessOutco
     )
 
 
-def rate_outcome(ip: str, request_id: str, hourly: ratelimit.RateState) -> KeylessOutcome | None:
-    """The burst window, then the hourly allowance: a refusal, or None when the call may go on."""
+def refuse_over_rate(ip: str, request_id: str, hourly: ratelimit.RateState) -> None:
+    """The burst window, then the hourly allowance: 429 past either."""
     burst = ratelimit.hit(BURST_SPEC, "keyless-burst", ip)
     if not burst.allowed:
-        return error(
+        raise error(
             429,
             "rate_limit_exceeded",
             "Too many keyless calls in a short time from this address; slow down "
@@ -228,7 +251,7 @@ def rate_outcome(ip: str, request_id: str, hourly: ratelimit.RateState) -> Keyle
             {"Retry-After": str(burst.retry_after), **hourly.headers()},
         )
     if not hourly.allowed:
-        return error(
+        raise error(
             429,
             "rate_limit_exceeded",
             f"100 keyless calls per hour from this address are used. A free key lifts this: {_free_key_url()}",
@@ -236,7 +259,6 @@ def rate_outcome(ip: str, request_id: str, hourly: ratelimit.RateState) -> Keyle
             hourly,
             {"Retry-After": str(hourly.retry_after), **hourly.headers()},
         )
-    return None
 
 
 def peek_hourly(ip: str) -> ratelimit.RateState:
@@ -248,24 +270,25 @@ def count_call(ip: str) -> ratelimit.RateState:
     return ratelimit.hit(HOURLY_SPEC, "keyless", ip)
 
 
-def admit(ip: str, request_id: str) -> tuple[ratelimit.RateState, KeylessOutcome | None]:
-    """The keyless gate shared by the check, the port lookup and keyless MCP tools (limits part 8)."""
+def admit(ip: str, request_id: str) -> ratelimit.RateState:
+    """The keyless gate shared by the check, the port lookup and keyless MCP tools (limits part 8):
+    the address's hourly state, or KeylessRefused."""
     hourly = peek_hourly(ip)
-    refused = paused_outcome(request_id, hourly) or rate_outcome(ip, request_id, hourly)
-    return hourly, refused
+    refuse_if_paused(request_id, hourly)
+    refuse_over_rate(ip, request_id, hourly)
+    return hourly
 
 
 def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -> KeylessOutcome:
+    """The keyless check of a parsed IMO: the answer, or KeylessRefused (paused, feed, rate, busy)."""
     now = now or timezone.now()
     hourly = peek_hourly(ip)
-    paused = paused_outcome(request_id, hourly)
-    if paused is not None:
-        return paused
+    refuse_if_paused(request_id, hourly)
     flagged, sample_used = _feed_state(ip, imo, now)
     if flagged and sample_used > MONTHLY_SAMPLE:
         reset = next_month_start(now)
         seconds = max(1, int((reset - now).total_seconds()))
-        return error(
+        raise error(
             429,
             "rate_limit_exceeded",
             f"This address uses the keyless check as a feed and has used its monthly sample of {MONTHLY_SAMPLE} "
@@ -279,9 +302,7 @@ def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -
                 "X-RateLimit-Reset": str(int(reset.timestamp())),
             },
         )
-    refused = rate_outcome(ip, request_id, hourly)
-    if refused is not None:
-        return refused
+    refuse_over_rate(ip, request_id, hourly)
     # Taken before the screen: an answer is stored under the state it was screened from or an
     # older one, never under a newer state it did not see.
     fingerprint = coverage_fingerprint(datastate.current())
@@ -293,7 +314,7 @@ def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -
     waiting = shared_state.incr(waiting_key, 60)
     try:
         if waiting > OWN_WAITING_LIMIT:
-            return error(
+            raise error(
                 429,
                 "concurrency_limit",
                 f"More than {OWN_WAITING_LIMIT} of your checks are waiting; stop parallelising and retry shortly.",
@@ -305,7 +326,7 @@ def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -
     finally:
         shared_state.incr(waiting_key, 60, -1)
     if slot is None:
-        return error(
+        raise error(
             503,
             "keyless_busy",
             "All keyless screening slots are busy; this check was not counted. Retry after Retry-After.",

@@ -76,11 +76,14 @@ KIND = kinds.register(
 )
 
 
+CREATE_CALL = "POST /api/v1/voyage-assessment-batches"
+
+
 def _item_specs(routes: list) -> list[ItemSpec]:
     specs = []
     for index, item in enumerate(routes):
         violations: list[dict] = []
-        request = parse_route_request(item, violations, prefix=f"routes[{index}]")
+        request = parse_route_request(item, violations, prefix=f"routes[{index}]", resend=CREATE_CALL)
         specs.append(
             ItemSpec(
                 request=item if isinstance(item, dict) else {"value": item},
@@ -114,7 +117,7 @@ def create_batch(
                     "field": "routes",
                     "message": "routes must be a non-empty array of route requests "
                     "({route: {origin, destination, …}}); correct it and "
-                    "resend POST /api/v1/voyage-assessment-batches.",
+                    f"resend {CREATE_CALL}.",
                 }
             ]
         )
@@ -125,13 +128,15 @@ def create_batch(
             [
                 {
                     "field": "routes",
-                    "message": f"a batch holds at most {cap} routes on a {environment} key; split it and resend.",
+                    "message": f"a batch holds at most {cap} routes on a {environment} key; split it and "
+                    f"resend {CREATE_CALL}.",
                 }
             ]
         )
     reference = body.get("customer_reference")
     if reference is not None and not isinstance(reference, str):
-        raise FieldViolation([{"field": "customer_reference", "message": "must be a string; correct it and resend."}])
+        message = f"must be a string; correct it and resend {CREATE_CALL}."
+        raise FieldViolation([{"field": "customer_reference", "message": message}])
     specs = _item_specs(routes)
     if not any(spec.accepted for spec in specs):
         # As a screening batch with no valid hull: 422 naming each route's violations, before anything

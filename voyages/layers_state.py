@@ -52,7 +52,7 @@ def _build(version: object) -> LayerSet:
 
     active = {
         row.layer: row
-        for row in LayerSnapshot.objects.filter(status=LayerSnapshot.STATUS_ACTIVE).order_by("loaded_at", "id")
+        for row in LayerSnapshot.objects.filter(status=LayerSnapshot.Status.ACTIVE).order_by("loaded_at", "id")
     }
     incidents = []
     piracy_rows = [active[name] for name in PIRACY_LAYERS if name in active]

@@ -44,12 +44,6 @@ class VoyageBatch(Job):
 
     ID_PREFIX = "vab"
 
-    STATUS_QUEUED = Job.Status.QUEUED
-    STATUS_RUNNING = Job.Status.RUNNING
-    STATUS_COMPLETED = Job.Status.COMPLETED
-    STATUS_PARTIAL = Job.Status.PARTIAL
-    STATUS_FAILED = Job.Status.FAILED
-
     class Meta:
         indexes = [models.Index(fields=["status", "created_at"])]
 
@@ -59,12 +53,6 @@ class VoyageBatchItem(JobItem):
 
     ID_PREFIX = "vai"
     JOB_FIELD = "batch"
-
-    STATUS_QUEUED = JobItem.Status.QUEUED
-    STATUS_RUNNING = JobItem.Status.RUNNING
-    STATUS_REJECTED = JobItem.Status.REJECTED
-    STATUS_SUCCEEDED = JobItem.Status.SUCCEEDED
-    STATUS_FAILED = JobItem.Status.FAILED
 
     batch = models.ForeignKey(VoyageBatch, on_delete=models.CASCADE, related_name="items")
     assessment = models.ForeignKey(VoyageAssessment, null=True, blank=True, on_delete=models.SET_NULL)
@@ -80,13 +68,13 @@ class LayerSnapshot(models.Model):
     is kept as a failed row with its reason, and the previous active copy keeps serving.
     """
 
-    STATUS_ACTIVE = "active"
-    STATUS_SUPERSEDED = "superseded"
-    STATUS_FAILED = "failed"
-    STATUSES = [(STATUS_ACTIVE, "active"), (STATUS_SUPERSEDED, "superseded"), (STATUS_FAILED, "failed")]
+    class Status(models.TextChoices):
+        ACTIVE = "active"  # the newest good load of its layer: it serves
+        SUPERSEDED = "superseded"
+        FAILED = "failed"  # a load refused; the active one keeps serving
 
     layer = models.CharField(max_length=40, help_text="piracy_asam, piracy_imb, country_indicators, eez, ...")
-    status = models.CharField(max_length=12, choices=STATUSES)
+    status = models.CharField(max_length=12, choices=Status.choices)
     payload = models.JSONField(default=list)
     row_count = models.PositiveIntegerField(default=0)
     latest_event_at = models.DateTimeField(null=True, blank=True)

@@ -238,7 +238,7 @@ ALIAS_CHECK_SECONDS = 5.0
 def _active_aliases() -> QuerySet:
     from voyages.models import LayerSnapshot
 
-    return LayerSnapshot.objects.filter(layer="port_aliases", status=LayerSnapshot.STATUS_ACTIVE).order_by(
+    return LayerSnapshot.objects.filter(layer="port_aliases", status=LayerSnapshot.Status.ACTIVE).order_by(
         "-loaded_at", "-id"
     )
 

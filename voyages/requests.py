@@ -89,6 +89,11 @@ def _locode(value: Any, name: str, violations: list[dict]) -> Port | None:
     return port
 
 
+def name_the_call(message: str, call: str) -> str:
+    """A remedy ending "… and resend." names the call to resend."""
+    return f"{message[: -len('resend.')]}resend {call}." if message.endswith("resend.") else message
+
+
 def _number(route: dict, key: str, violations: list[dict]) -> float | None:
     if key not in route or route[key] is None:
         return None
@@ -188,8 +193,13 @@ def _closures(route: dict, violations: list[dict]) -> frozenset[str] | None:
     return frozenset(value)
 
 
-def parse_route_request(body: Any, violations: list[dict], prefix: str = "") -> RouteRequest | None:
-    """Validate one route request body; append violations (field names prefixed) and return it or None."""
+def parse_route_request(
+    body: Any, violations: list[dict], prefix: str = "", *, resend: str | None = None
+) -> RouteRequest | None:
+    """Validate one route request body; append violations (field names prefixed) and return it or None.
+
+    `resend`: the caller's operation ("POST /api/v1/voyage-assessments"), named in every remedy that
+    says to resend (contract part 7: a violation names the call that resolves it)."""
     local: list[dict] = []
     if not isinstance(body, dict):
         violations.append({"field": prefix or "body", "message": "must be a JSON object; correct it and resend."})
@@ -233,8 +243,10 @@ def parse_route_request(body: Any, violations: list[dict], prefix: str = "") -> 
         customer_reference=reference if isinstance(reference, str) else None,
         closed_passages=_closures(route, local),
     )
-    if prefix:
-        for violation in local:
+    for violation in local:
+        if prefix:
             violation["field"] = f"{prefix}.{violation['field']}"
+        if resend:
+            violation["message"] = name_the_call(violation["message"], resend)
     violations.extend(local)
     return None if local else request

@@ -14,12 +14,12 @@ from core.api.errors import ApiError, FieldViolation
 from core.api.ids import new_id
 from core.api.responses import to_json_bytes
 from core.api.timefmt import rfc3339
-from metering import quota
+from metering import concurrency, quota
 from voyages import carbon, layers_state, routing
 from voyages.layers.geo import RouteInput
 from voyages.models import VoyageAssessment
 from voyages.report_links import report_url
-from voyages.requests import RouteRequest
+from voyages.requests import RouteRequest, parse_route_request
 from voyages.scoring import assess_route_risk
 from voyages.selectors import stored_document  # noqa: F401  (the report page reads it from here)
 
@@ -39,27 +39,48 @@ class IssuedAssessment:
     quota: quota.QuotaState
 
 
-def compute_document(request: RouteRequest, *, assessment_id: str, now: datetime) -> dict:
-    """The assessment document (2.10) for a validated request. Raises ApiError on routing failures."""
+ASSESSMENT_CALL = "POST /api/v1/voyage-assessments"
+
+
+def route_for(request: RouteRequest, *, resend: str = ASSESSMENT_CALL) -> routing.Route:
+    """The sea route of a validated request, or what an assessment answers when there is none: 422 naming
+    the via point on land (and `resend`, the caller's operation), or 422 route_not_found."""
     try:
-        route = routing.compute_route(
+        return routing.compute_route(
             request.origin, request.destination, via=request.via, closed_passages=request.closed_passages
         )
     except routing.ViaPointError as exc:
-        raise FieldViolation(
-            [
-                {
-                    "field": f"route.via[{exc.index}]",
-                    "message": f"{exc.message}; move the point to open water and resend.",
-                }
-            ]
-        ) from None
+        message = f"{exc.message}; move the point to open water and resend {resend}."
+        raise FieldViolation([{"field": f"route.via[{exc.index}]", "message": message}]) from None
     except routing.RouteNotFound as exc:
         raise ApiError(
             422,
             "route_not_found",
             f"No sea route connects {request.origin.locode} and {request.destination.locode}: {exc}",
         ) from None
+
+
+def assess(
+    account: Account,
+    environment: str,
+    body: object,
+    *,
+    in_transaction: Callable[[IssuedAssessment], None] | None = None,
+) -> IssuedAssessment:
+    """The one way a caller assesses a voyage (REST and MCP): the request rules, the allowance (402 before
+    anything runs), the in-flight ceiling, then the record. 422 on a bad request or a route none connects."""
+    violations: list[dict] = []
+    request = parse_route_request(body, violations, resend=ASSESSMENT_CALL)
+    if violations or request is None:
+        raise FieldViolation(violations)
+    quota.ensure_available(account, environment, quota.KIND_ASSESSMENT)
+    with concurrency.customer_slot("assessment", account.pk, environment):
+        return create_assessment(account, environment, request, in_transaction=in_transaction)
+
+
+def compute_document(request: RouteRequest, *, assessment_id: str, now: datetime) -> dict:
+    """The assessment document (2.10) for a validated request. Raises ApiError on routing failures."""
+    route = route_for(request)
     route_input = RouteInput(
         coordinates=list(route.coordinates),
         distance_nm=route.distance_nm,

@@ -101,11 +101,14 @@ class VesselCheckView(KeylessAPIView):
         ip = client_ip(request._request)
         request_id = request_id_of(request)
         try:
-            parsed = parse_keyless_imo(imo)
-        except InvalidImoPath as exc:
-            rate = ratelimit.peek(keyless.HOURLY_SPEC, "keyless", ip)
-            outcome = keyless.error(400, "invalid_imo", str(exc), request_id, rate, rate.headers())
-        else:
+            try:
+                parsed = parse_keyless_imo(imo)
+            except InvalidImoPath as exc:
+                rate = ratelimit.peek(keyless.HOURLY_SPEC, "keyless", ip)
+                raise keyless.error(400, "invalid_imo", str(exc), request_id, rate, rate.headers()) from None
             outcome = keyless.run_check(parsed, ip, request_id)
-        request._request.error_code = outcome.body.get("code", "") if outcome.status >= 400 else ""
+        except keyless.KeylessRefused as refused:
+            request._request.error_code = refused.code
+            return json_bytes_response(refused.body, status=refused.status, headers=refused.headers)
+        request._request.error_code = ""
         return json_bytes_response(outcome.body, status=outcome.status, headers=outcome.headers)

@@ -36,15 +36,16 @@ def vessel_report(request: HttpRequest, imo: str) -> HttpResponse:
         return render(request, "screening/report_error.html", {"message": str(exc), "signup_url": signup}, status=400)
     report = keyless.cached_report(parsed)
     if report is None:
-        outcome = keyless.run_check(parsed, client_ip(request), getattr(request, "request_id", ""))
-        if outcome.status != 200:
+        try:
+            outcome = keyless.run_check(parsed, client_ip(request), getattr(request, "request_id", ""))
+        except keyless.KeylessRefused as refused:
             response = render(
                 request,
                 "screening/report_error.html",
-                {"message": outcome.body["message"], "signup_url": signup},
-                status=outcome.status,
+                {"message": refused.message, "signup_url": signup},
+                status=refused.status,
             )
-            for name, value in outcome.headers.items():
+            for name, value in refused.headers.items():
                 response[name] = value
             return response
         report = outcome.report

@@ -88,11 +88,13 @@ def test_keyless_pause_and_feed_messages_link_to_the_key_page(client, settings):
     texts = [keyless.example_block()["keyed_alternative"]]
     burst = None
     for _ in range(30):
-        burst = keyless.rate_outcome("198.51.100.7", "req_x", hourly)
-        if burst is not None:
+        try:
+            keyless.refuse_over_rate("198.51.100.7", "req_x", hourly)
+        except keyless.KeylessRefused as refused:
+            burst = refused
             break
     assert burst is not None
-    texts.append(burst.body["message"])
+    texts.append(burst.message)
     links = set().union(*(_links_in(text, settings.PUBLIC_BASE_URL) for text in texts))
     assert links
     for url in links:

@@ -94,7 +94,7 @@ def test_from_dir_loads_every_recognised_official_file(db, shared_data):
     assert {"ofac_sdn", "un_sanctions"} <= active
     from voyages.models import LayerSnapshot
 
-    layers = set(LayerSnapshot.objects.filter(status=LayerSnapshot.STATUS_ACTIVE).values_list("layer", flat=True))
+    layers = set(LayerSnapshot.objects.filter(status=LayerSnapshot.Status.ACTIVE).values_list("layer", flat=True))
     assert {"piracy_asam", "piracy_imb", "port_aliases"} <= layers
 
 

@@ -64,8 +64,8 @@ def test_every_item_run_once_completes_the_batch_with_one_assessment_each(new_ba
     for item in items(batch):
         assert batches.run_item(item.pk) == batches.RUN_SUCCEEDED
     batch.refresh_from_db()
-    assert batch.status == VoyageBatch.STATUS_COMPLETED and batch.completed_at is not None
-    assert [i.status for i in items(batch)] == [VoyageBatchItem.STATUS_SUCCEEDED] * 3
+    assert batch.status == VoyageBatch.Status.COMPLETED and batch.completed_at is not None
+    assert [i.status for i in items(batch)] == [VoyageBatchItem.Status.SUCCEEDED] * 3
     assert VoyageAssessment.objects.filter(account=account).count() == 3
     assert units_used(account) == 3
 
@@ -88,7 +88,7 @@ def test_an_item_another_worker_holds_under_a_live_lease_is_not_run_twice(new_ba
     assert not VoyageAssessment.objects.filter(account=account).exists()
     assert batches.sweep().redispatched == 0  # the lease is live: nothing to recover
     batch.refresh_from_db()
-    assert batch.status == VoyageBatch.STATUS_RUNNING
+    assert batch.status == VoyageBatch.Status.RUNNING
 
 
 def test_the_sweep_queues_again_an_item_whose_worker_was_lost_and_a_fresh_worker_completes_it(new_batch, account):
@@ -100,10 +100,10 @@ def test_the_sweep_queues_again_an_item_whose_worker_was_lost_and_a_fresh_worker
 
     assert report.redispatched == 1
     only.refresh_from_db()
-    assert only.status == VoyageBatchItem.STATUS_QUEUED and only.attempts == 1
+    assert only.status == VoyageBatchItem.Status.QUEUED and only.attempts == 1
     assert batches.run_item(only.pk) == batches.RUN_SUCCEEDED
     batch.refresh_from_db()
-    assert batch.status == VoyageBatch.STATUS_COMPLETED
+    assert batch.status == VoyageBatch.Status.COMPLETED
     assert VoyageAssessment.objects.filter(account=account).count() == 1
     assert units_used(account) == 1
 
@@ -118,7 +118,7 @@ def test_a_worker_whose_claim_was_taken_over_writes_no_assessment_and_no_status(
     assert batches.run_claimed(slow_item, slow_attempt) == batches.RUN_SUPERSEDED  # worker A wakes up
 
     only.refresh_from_db()
-    assert only.status == VoyageBatchItem.STATUS_SUCCEEDED and only.attempts == 2
+    assert only.status == VoyageBatchItem.Status.SUCCEEDED and only.attempts == 2
     assessments = VoyageAssessment.objects.filter(account=account)
     assert list(assessments.values_list("pk", flat=True)) == [only.assessment_id]  # no orphan
     assert units_used(account) == 1
@@ -130,7 +130,7 @@ def test_the_sweep_resends_a_queued_item_whose_message_was_lost_only_once_its_le
     report = batches.sweep(after_lease())
     assert report.redispatched == 3
     assert batches.sweep(after_lease()).redispatched == 0  # re-sent under a fresh lease, not every minute
-    assert all(i.status == VoyageBatchItem.STATUS_QUEUED and i.attempts == 0 for i in items(batch))
+    assert all(i.status == VoyageBatchItem.Status.QUEUED and i.attempts == 0 for i in items(batch))
 
 
 def test_an_item_lost_with_its_worker_on_every_attempt_fails_and_its_unit_is_refunded(new_batch, account):
@@ -145,10 +145,10 @@ def test_an_item_lost_with_its_worker_on_every_attempt_fails_and_its_unit_is_ref
 
     assert report.exhausted == 1 and report.redispatched == 0
     lost.refresh_from_db()
-    assert lost.status == VoyageBatchItem.STATUS_FAILED
+    assert lost.status == VoyageBatchItem.Status.FAILED
     assert lost.error["code"] == batches.ERROR_ATTEMPTS_EXHAUSTED
     batch.refresh_from_db()
-    assert batch.status == VoyageBatch.STATUS_PARTIAL
+    assert batch.status == VoyageBatch.Status.PARTIAL
     assert units_used(account) == 1
 
 
@@ -163,12 +163,12 @@ def test_a_batch_past_its_deadline_ends_partial_and_its_unfinished_items_are_ref
 
     assert report.expired == 2 and report.settled == [batch.pk]
     batch.refresh_from_db()
-    assert batch.status == VoyageBatch.STATUS_PARTIAL and batch.completed_at is not None
+    assert batch.status == VoyageBatch.Status.PARTIAL and batch.completed_at is not None
     statuses = {i.pk: (i.status, (i.error or {}).get("code")) for i in items(batch)}
     assert statuses == {
-        first.pk: (VoyageBatchItem.STATUS_SUCCEEDED, None),
-        second.pk: (VoyageBatchItem.STATUS_FAILED, batches.ERROR_DEADLINE_EXCEEDED),
-        third.pk: (VoyageBatchItem.STATUS_FAILED, batches.ERROR_DEADLINE_EXCEEDED),
+        first.pk: (VoyageBatchItem.Status.SUCCEEDED, None),
+        second.pk: (VoyageBatchItem.Status.FAILED, batches.ERROR_DEADLINE_EXCEEDED),
+        third.pk: (VoyageBatchItem.Status.FAILED, batches.ERROR_DEADLINE_EXCEEDED),
     }
     assert units_used(account) == 1
 
@@ -180,10 +180,10 @@ def test_a_batch_past_its_deadline_with_nothing_run_ends_failed_and_every_unit_i
     batches.sweep(after_deadline())
 
     batch.refresh_from_db()
-    assert batch.status == VoyageBatch.STATUS_FAILED
+    assert batch.status == VoyageBatch.Status.FAILED
     assert units_used(account) == 0
     rejected = items(batch)[3]
-    assert rejected.status == VoyageBatchItem.STATUS_REJECTED and rejected.error["code"] == "validation_failed"
+    assert rejected.status == VoyageBatchItem.Status.REJECTED and rejected.error["code"] == "validation_failed"
 
 
 def test_a_worker_finishing_after_the_deadline_ended_its_batch_changes_nothing(new_batch, account):
@@ -196,7 +196,7 @@ def test_a_worker_finishing_after_the_deadline_ended_its_batch_changes_nothing(n
     assert batches.run_item(item.pk) == batches.RUN_SKIPPED  # and a late redelivery
 
     batch.refresh_from_db()
-    assert batch.status == VoyageBatch.STATUS_FAILED and batch.completed_at == completed_at
+    assert batch.status == VoyageBatch.Status.FAILED and batch.completed_at == completed_at
     assert not VoyageAssessment.objects.filter(account=account).exists()
     assert units_used(account) == 0
 
@@ -205,16 +205,16 @@ def test_the_final_status_is_written_once_even_when_the_worker_died_before_settl
     batch = new_batch([LANES[0]])
     item, attempt = batches.claim_item(items(batch)[0].pk, timezone.now())
     # The item's outcome committed, then the worker died before settling the batch.
-    VoyageBatchItem.objects.filter(pk=item.pk).update(status=VoyageBatchItem.STATUS_SUCCEEDED)
+    VoyageBatchItem.objects.filter(pk=item.pk).update(status=VoyageBatchItem.Status.SUCCEEDED)
     batch.refresh_from_db()
-    assert batch.status == VoyageBatch.STATUS_RUNNING
+    assert batch.status == VoyageBatch.Status.RUNNING
 
     assert batches.sweep().settled == [batch.pk]
     settled_at = VoyageBatch.objects.get(pk=batch.pk).completed_at
-    assert batches.settle_batch(batch.pk) == VoyageBatch.STATUS_COMPLETED
+    assert batches.settle_batch(batch.pk) == VoyageBatch.Status.COMPLETED
     assert batches.sweep().settled == []
     batch.refresh_from_db()
-    assert batch.status == VoyageBatch.STATUS_COMPLETED and batch.completed_at == settled_at
+    assert batch.status == VoyageBatch.Status.COMPLETED and batch.completed_at == settled_at
 
 
 def test_an_item_that_fails_is_marked_failed_and_refunded_together(new_batch, account):
@@ -226,9 +226,9 @@ def test_an_item_that_fails_is_marked_failed_and_refunded_together(new_batch, ac
     assert batches.run_item(fine.pk) == batches.RUN_SUCCEEDED
 
     broken.refresh_from_db()
-    assert broken.status == VoyageBatchItem.STATUS_FAILED and broken.error["code"] == "validation_failed"
+    assert broken.status == VoyageBatchItem.Status.FAILED and broken.error["code"] == "validation_failed"
     batch.refresh_from_db()
-    assert batch.status == VoyageBatch.STATUS_PARTIAL
+    assert batch.status == VoyageBatch.Status.PARTIAL
     assert units_used(account) == 1
 
 

@@ -81,7 +81,7 @@ def transit_codes() -> list[str]:
 
 def test_the_zipped_shapefile_as_published_loads_and_serves(tmp_path):
     output = refresh(zipped_shapefile(tmp_path))
-    snapshot = LayerSnapshot.objects.get(layer="eez", status=LayerSnapshot.STATUS_ACTIVE)
+    snapshot = LayerSnapshot.objects.get(layer="eez", status=LayerSnapshot.Status.ACTIVE)
     assert snapshot.row_count == 2  # the joint regime without a known code is left out
     assert "eez_v12" in snapshot.message and "boundaries" not in snapshot.message
     assert "active" in output
@@ -90,7 +90,7 @@ def test_the_zipped_shapefile_as_published_loads_and_serves(tmp_path):
 
 def test_the_geopackage_as_published_loads_and_serves(tmp_path):
     refresh(geopackage(tmp_path))
-    assert LayerSnapshot.objects.get(layer="eez", status=LayerSnapshot.STATUS_ACTIVE).row_count == 2
+    assert LayerSnapshot.objects.get(layer="eez", status=LayerSnapshot.Status.ACTIVE).row_count == 2
     assert transit_codes() == ["NL", "IR"]
 
 
@@ -100,7 +100,7 @@ def test_a_zipped_geopackage_loads_too(tmp_path):
     with zipfile.ZipFile(archive, "w") as zf:
         zf.write(gpkg, f"World_EEZ_v12_20231025_gpkg/{gpkg.name}")
     refresh(archive)
-    assert LayerSnapshot.objects.get(layer="eez", status=LayerSnapshot.STATUS_ACTIVE).row_count == 2
+    assert LayerSnapshot.objects.get(layer="eez", status=LayerSnapshot.Status.ACTIVE).row_count == 2
 
 
 def test_a_file_that_is_not_an_eez_download_fails_and_the_previous_copy_keeps_serving(tmp_path):
@@ -109,8 +109,8 @@ def test_a_file_that_is_not_an_eez_download_fails_and_the_previous_copy_keeps_se
     bad.write_bytes(b"PK\x03\x04 truncated download")
     with pytest.raises(CommandError):
         refresh(bad)
-    assert LayerSnapshot.objects.filter(layer="eez", status=LayerSnapshot.STATUS_ACTIVE).count() == 1
-    assert LayerSnapshot.objects.filter(layer="eez", status=LayerSnapshot.STATUS_FAILED).exists()
+    assert LayerSnapshot.objects.filter(layer="eez", status=LayerSnapshot.Status.ACTIVE).count() == 1
+    assert LayerSnapshot.objects.filter(layer="eez", status=LayerSnapshot.Status.FAILED).exists()
     assert transit_codes() == ["NL", "IR"]
 
 

@@ -133,3 +133,20 @@ def test_a_disabled_endpoint_s_delivery_is_not_redelivered(admin_client, endpoin
     assert "is disabled" in response.content.decode()
     delivery.refresh_from_db()
     assert delivery.status == Delivery.Status.DEAD
+
+
+def test_the_operator_s_endpoint_and_redelivery_actions_are_audited(admin_client, endpoint):
+    from backoffice.models import OperatorAction
+
+    delivery = _delivery(endpoint)
+    _action(admin_client, "webhookendpoint", "disable", endpoint.pk)
+    _action(admin_client, "webhookendpoint", "enable", endpoint.pk)
+    _action(admin_client, "delivery", "redeliver", delivery.pk)
+    audited = list(OperatorAction.objects.order_by("pk").values_list("action", "target_id", "before", "after"))
+    assert [(action, target) for action, target, _, _ in audited] == [
+        ("disable_endpoint", endpoint.pk),
+        ("enable_endpoint", endpoint.pk),
+        ("redeliver", delivery.pk),
+    ]
+    assert audited[0][2]["enabled"] is True and audited[0][3]["enabled"] is False
+    assert audited[2][2]["status"] == "dead" and audited[2][3]["status"] == "pending"

@@ -38,9 +38,9 @@ QUERY_PATTERN = rf"^\s*(\S|\S[\s\S]{{0,{MAX_QUERY_LENGTH - 2}}}\S)\s*$"
 
 def _violation(field: str, message: str, request_id: str, ip: str) -> tuple[dict, dict[str, str]]:
     rate = keyless.peek_hourly(ip)
-    outcome = keyless.error(422, "validation_failed", message, request_id, rate, rate.headers())
-    outcome.body["field_violations"] = [{"field": field, "message": message}]
-    return outcome.body, outcome.headers
+    refusal = keyless.error(422, "validation_failed", message, request_id, rate, rate.headers())
+    refusal.body["field_violations"] = [{"field": field, "message": message}]
+    return refusal.body, refusal.headers
 
 
 class PortLookupView(KeylessAPIView):
@@ -98,9 +98,10 @@ class PortLookupView(KeylessAPIView):
                 )
                 return json_bytes_response(body, status=422, headers=headers)
             limit = int(raw_limit)
-        _, refused = keyless.admit(ip, request_id)
-        if refused is not None:
-            request._request.error_code = refused.body["code"]
+        try:
+            keyless.admit(ip, request_id)
+        except keyless.KeylessRefused as refused:
+            request._request.error_code = refused.code
             return json_bytes_response(refused.body, status=refused.status, headers=refused.headers)
         matches = get_catalogue().search(query, limit)
         counted = keyless.count_call(ip)

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 
-from core.api.errors import FieldViolation
 from core.api.openapi import creating_operation
 from core.api.responses import json_bytes_response
-from metering import concurrency, quota
 from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 from voyages import batches, selectors, services
@@ -18,7 +16,6 @@ from voyages.api.schema import (
     BatchRequestSchema,
     BatchSchema,
 )
-from voyages.requests import parse_route_request
 
 
 class VoyageAssessmentCollectionView(KeyedAPIView):
@@ -34,17 +31,10 @@ class VoyageAssessmentCollectionView(KeyedAPIView):
     )
     @idempotent
     def post(self, request):  # type: ignore[no-untyped-def]
-        violations: list[dict] = []
-        route_request = parse_route_request(request.data, violations)
-        if violations:
-            raise FieldViolation(violations)
         context = request.auth
-        account = context.account
-        quota.ensure_available(account, context.environment, quota.KIND_ASSESSMENT)
-        with concurrency.customer_slot("assessment", account.pk, context.environment):
-            issued = services.create_assessment(
-                account, context.environment, route_request, in_transaction=claim_of(request).completes(201)
-            )
+        issued = services.assess(
+            context.account, context.environment, request.data, in_transaction=claim_of(request).completes(201)
+        )
         context.units_charged = 1
         context.quota_headers = issued.quota.headers()
         return json_bytes_response(issued.body, status=201, headers=context.quota_headers)

@@ -18,7 +18,7 @@ from voyages.models import LayerSnapshot
 
 def fail_layer(layer: str, origin: str, reason: str) -> LayerSnapshot:
     return LayerSnapshot.objects.create(
-        layer=layer, status=LayerSnapshot.STATUS_FAILED, origin=origin[:500], message=reason[:500]
+        layer=layer, status=LayerSnapshot.Status.FAILED, origin=origin[:500], message=reason[:500]
     )
 
 
@@ -27,12 +27,12 @@ def activate_layer(
 ) -> LayerSnapshot:
     """Make `payload` the serving copy of `layer` in one transaction."""
     with transaction.atomic():
-        LayerSnapshot.objects.filter(layer=layer, status=LayerSnapshot.STATUS_ACTIVE).update(
-            status=LayerSnapshot.STATUS_SUPERSEDED
+        LayerSnapshot.objects.filter(layer=layer, status=LayerSnapshot.Status.ACTIVE).update(
+            status=LayerSnapshot.Status.SUPERSEDED
         )
         return LayerSnapshot.objects.create(
             layer=layer,
-            status=LayerSnapshot.STATUS_ACTIVE,
+            status=LayerSnapshot.Status.ACTIVE,
             payload=payload,
             row_count=len(payload),
             latest_event_at=latest_event_at,

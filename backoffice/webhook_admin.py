@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 
+from backoffice import services
 from core.api.errors import ApiError
-from webhooks import services
 from webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
 
@@ -58,7 +58,7 @@ class WebhookEndpointAdmin(_ReadOnly):
         done = 0
         for endpoint in queryset:
             try:
-                services.update_endpoint(endpoint, endpoint.id, {"enabled": enabled})
+                services.set_endpoint_enabled(request.user, endpoint, enabled)
             except ApiError as exc:
                 self.message_user(request, f"{endpoint.id}: {exc.message}", level=messages.WARNING)
             else:
@@ -95,7 +95,7 @@ class DeliveryAdmin(_ReadOnly):
         done = 0
         for delivery in queryset:
             try:
-                services.redeliver(delivery, delivery.id)
+                services.redeliver(request.user, delivery)
             except ApiError as exc:
                 self.message_user(request, f"{delivery.id}: {exc.message}", level=messages.WARNING)
             else:
