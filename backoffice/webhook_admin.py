@@ -6,25 +6,13 @@ from __future__ import annotations
 from django.contrib import admin, messages
 
 from backoffice import services
+from backoffice.adminkit import ReadOnlyAdmin
 from core.api.errors import ApiError
 from webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
 
-class _ReadOnly(admin.ModelAdmin):
-    """Shown, never added, changed or deleted by hand (the services write them)."""
-
-    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
-        return False
-
-
 @admin.register(WebhookEndpoint)
-class WebhookEndpointAdmin(_ReadOnly):
+class WebhookEndpointAdmin(ReadOnlyAdmin):
     list_display = ("id", "account", "environment", "url", "enabled", "disabled_reason", "created_at")
     list_filter = ("environment", "enabled")
     search_fields = ("id", "url", "account__email", "description")
@@ -81,7 +69,7 @@ class DeliveryAttemptInline(admin.TabularInline):
 
 
 @admin.register(Delivery)
-class DeliveryAdmin(_ReadOnly):
+class DeliveryAdmin(ReadOnlyAdmin):
     list_display = ("id", "event_type", "endpoint", "status", "attempt_count", "last_status_code", "created_at")
     list_filter = ("status", "event_type", "environment")
     search_fields = ("id", "event__id", "endpoint__id", "endpoint__url", "account__email")
@@ -109,7 +97,7 @@ class DeliveryAdmin(_ReadOnly):
 
 
 @admin.register(DeliveryAttempt)
-class DeliveryAttemptAdmin(_ReadOnly):
+class DeliveryAttemptAdmin(ReadOnlyAdmin):
     list_display = ("delivery", "number", "trigger", "outcome", "started_at", "status_code", "duration_ms")
     list_filter = ("outcome", "trigger")
     search_fields = ("delivery__id",)
@@ -117,7 +105,7 @@ class DeliveryAttemptAdmin(_ReadOnly):
 
 
 @admin.register(Event)
-class EventAdmin(_ReadOnly):
+class EventAdmin(ReadOnlyAdmin):
     list_display = ("id", "type", "account", "environment", "created_at")
     list_filter = ("type", "environment")
     search_fields = ("id", "account__email")

@@ -240,6 +240,22 @@ def _give_back(account_id: str, environment: str, kind: str, period: str, units:
     return None if row is None else int(row[0])
 
 
+def _enter(
+    account: Account, environment: str, allowance: Allowance, units: int, reason: str, at: datetime, imo: str
+) -> None:
+    """One ledger entry: `units` (signed) moved on `allowance`'s counter, and why."""
+    MeteringEvent.objects.create(
+        account=account,
+        environment=environment,
+        kind=allowance.kind,
+        at=at,
+        imo=imo,
+        units=units,
+        reason=reason,
+        period=allowance.period,
+    )
+
+
 def charge(
     account: Account,
     environment: str,
@@ -274,16 +290,7 @@ def charge(
                     raise exhausted_error(current_state(account, environment, kind))
             else:
                 used = counter.used
-        MeteringEvent.objects.create(
-            account=account,
-            environment=environment,
-            kind=kind,
-            at=at,
-            imo=imo,
-            units=units,
-            reason=reason,
-            period=allowance.period,
-        )
+        _enter(account, environment, allowance, units, reason, at, imo)
     return QuotaState(allowance, used, drawn=units)
 
 
@@ -316,16 +323,7 @@ def refund(
                 units, kind, account.pk, environment, allowance.period,
             )  # fmt: skip
             return current_state(account, environment, kind, now)
-        MeteringEvent.objects.create(
-            account=account,
-            environment=environment,
-            kind=kind,
-            at=now,
-            imo=imo,
-            units=-units,
-            reason=reason,
-            period=allowance.period,
-        )
+        _enter(account, environment, allowance, -units, reason, now, imo)
     if drawn_at is not None and allowance.period != allowance_for(account, environment, kind, now).period:
         return current_state(account, environment, kind, now)
     return QuotaState(allowance, used)
