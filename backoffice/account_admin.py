@@ -30,7 +30,7 @@ class ApiKeyInline(admin.TabularInline):
     readonly_fields = fields  # revoke with the key action (audited); edits on the key's own page
     show_change_link = True
 
-    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request, obj=None) -> bool:
         return False
 
 
@@ -41,7 +41,7 @@ class _AuditedEdits(admin.ModelAdmin):
     paginator = CappedCountPaginator
     list_per_page = 50
 
-    def save_model(self, request, obj, form, change) -> None:  # type: ignore[no-untyped-def]
+    def save_model(self, request, obj, form, change) -> None:
         with transaction.atomic():
             changed = list(form.changed_data)
             before = {name: form.initial.get(name) for name in changed}
@@ -66,7 +66,7 @@ class PilotForm(forms.Form):
     note = forms.CharField(max_length=500, required=False)
 
 
-def _with_form(modeladmin, request, queryset, form_class, title: str, apply):  # type: ignore[no-untyped-def]
+def _with_form(modeladmin, request, queryset, form_class, title: str, apply):
     """An action that asks for input first (Django's intermediate-page pattern)."""
     form = form_class(request.POST if "apply" in request.POST else None)
     if "apply" in request.POST and form.is_valid():
@@ -122,7 +122,7 @@ class AccountAdmin(_AuditedEdits):
     ]
 
     @admin.action(description="Pause the account (402, with a reason)")
-    def pause_accounts(self, request, queryset):  # type: ignore[no-untyped-def]
+    def pause_accounts(self, request, queryset):
         return _with_form(
             self,
             request,
@@ -133,25 +133,25 @@ class AccountAdmin(_AuditedEdits):
         )
 
     @admin.action(description="Lift the free-account pause")
-    def lift_pause(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+    def lift_pause(self, request, queryset) -> None:
         for account in queryset:
             services.unpause_account(request.user, account)
         messages.success(request, f"Lifted the pause on {queryset.count()} account(s).")
 
     @admin.action(description="Turn the appended-digit correction on")
-    def enable_correction(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+    def enable_correction(self, request, queryset) -> None:
         for account in queryset:
             services.set_appended_digit_correction(request.user, account, True)
         messages.success(request, f"Appended-digit correction on for {queryset.count()} account(s).")
 
     @admin.action(description="Turn the appended-digit correction off")
-    def disable_correction(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+    def disable_correction(self, request, queryset) -> None:
         for account in queryset:
             services.set_appended_digit_correction(request.user, account, False)
         messages.success(request, f"Appended-digit correction off for {queryset.count()} account(s).")
 
     @admin.action(description="Grant a pilot allowance (one-time live screenings)")
-    def grant_pilot(self, request, queryset):  # type: ignore[no-untyped-def]
+    def grant_pilot(self, request, queryset):
         return _with_form(
             self,
             request,
@@ -162,7 +162,7 @@ class AccountAdmin(_AuditedEdits):
         )
 
     @admin.action(description="Revoke every key of the account (effective on the next request)")
-    def revoke_all_keys(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+    def revoke_all_keys(self, request, queryset) -> None:
         count = services.revoke_keys(request.user, ApiKey.objects.filter(account__in=queryset, revoked_at__isnull=True))
         messages.success(request, f"Revoked {count} key(s).")
 
@@ -190,10 +190,10 @@ class ApiKeyAdmin(_AuditedEdits):
     readonly_fields = ("id", "account", "environment", "scopes", "revoked_at", "last_used_at", "created_at")
     actions = ["revoke"]
 
-    def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request) -> bool:
         return False  # keys are issued by sign-up or `manage.py issue_key`, which show the secret once
 
     @admin.action(description="Revoke selected keys (effective on the next request)")
-    def revoke(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+    def revoke(self, request, queryset) -> None:
         count = services.revoke_keys(request.user, queryset)
         messages.success(request, f"Revoked {count} key(s).")

@@ -92,7 +92,7 @@ class OperatorActionAdmin(ReadOnlyAdmin):
     def after_(self, obj: OperatorAction) -> str:
         return pretty_json(obj.after)
 
-    def get_urls(self):  # type: ignore[no-untyped-def]
+    def get_urls(self):
         return [
             path("console/", self.admin_site.admin_view(self.console), name="backoffice_console"),
             *super().get_urls(),
@@ -193,7 +193,7 @@ class DocumentAdmin(ReadOnlyAdmin):
     list_filter = ("environment",)
 
     @admin.display(description="stored document")
-    def stored_document(self, obj) -> str:  # type: ignore[no-untyped-def]
+    def stored_document(self, obj) -> str:
         return pretty_json(obj.document)
 
 
@@ -203,7 +203,7 @@ class AnsweredDocumentAdmin(DocumentAdmin):
     render: staticmethod
 
     @admin.display(description="document (as GET answers it)")
-    def document(self, obj) -> str:  # type: ignore[no-untyped-def]
+    def document(self, obj) -> str:
         return pretty_json(type(self).render(obj))
 
 
@@ -300,13 +300,13 @@ def _register_lookups() -> None:
     @admin.register(ScreeningBatch)
     class ScreeningBatchAdmin(BatchAdmin):
         @admin.display(description="document (as GET answers it)")
-        def document(self, obj) -> str:  # type: ignore[no-untyped-def]
+        def document(self, obj) -> str:
             return pretty_json(screening_batches.batch_document(obj))
 
     @admin.register(VoyageBatch)
     class VoyageBatchAdmin(BatchAdmin):
         @admin.display(description="document (as GET answers it)")
-        def document(self, obj) -> str:  # type: ignore[no-untyped-def]
+        def document(self, obj) -> str:
             return pretty_json(voyage_selectors.batch_document(obj))
 
     _register_second_half_lookups()
@@ -331,17 +331,17 @@ def _register_lookups() -> None:
         ordering = ("-retrieved_at",)
         actions = ["refresh"]
 
-        def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        def has_change_permission(self, request, obj=None) -> bool:
             return False
 
-        def get_actions(self, request):  # type: ignore[no-untyped-def]
+        def get_actions(self, request):
             actions = super().get_actions(request)
             if not request.user.has_perm("metering.change_serviceswitches"):
                 actions.pop("refresh", None)
             return actions
 
         @admin.action(description="Refresh these sources from their official URLs (queued)")
-        def refresh(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+        def refresh(self, request, queryset) -> None:
             pairs = sorted(set(queryset.values_list("source", "edition")))
             for source, edition in pairs:
                 services.request_source_refresh(request.user, source, edition)

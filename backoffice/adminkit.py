@@ -30,13 +30,13 @@ class ReadOnlyAdmin(admin.ModelAdmin):
     paginator = CappedCountPaginator
     list_per_page = 50
 
-    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request, obj=None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_delete_permission(self, request, obj=None) -> bool:
         return False
 
 

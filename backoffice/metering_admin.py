@@ -21,13 +21,13 @@ class QuotaCounterAdmin(admin.ModelAdmin):
     fields = ("account", "environment", "kind", "period", "used")
     readonly_fields = ("account", "environment", "kind", "period")
 
-    def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_delete_permission(self, request, obj=None) -> bool:
         return False
 
-    def save_model(self, request, obj, form, change) -> None:  # type: ignore[no-untyped-def]
+    def save_model(self, request, obj, form, change) -> None:
         quota.adjust(obj, obj.used)
 
 

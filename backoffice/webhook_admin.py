@@ -35,14 +35,14 @@ class WebhookEndpointAdmin(ReadOnlyAdmin):
     actions = ["disable", "enable"]
 
     @admin.action(description="Disable selected endpoints")
-    def disable(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+    def disable(self, request, queryset) -> None:
         self._set_enabled(request, queryset, enabled=False)
 
     @admin.action(description="Enable selected endpoints")
-    def enable(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+    def enable(self, request, queryset) -> None:
         self._set_enabled(request, queryset, enabled=True)
 
-    def _set_enabled(self, request, queryset, *, enabled: bool) -> None:  # type: ignore[no-untyped-def]
+    def _set_enabled(self, request, queryset, *, enabled: bool) -> None:
         done = 0
         for endpoint in queryset:
             try:
@@ -61,10 +61,10 @@ class DeliveryAttemptInline(admin.TabularInline):
     fields = ("number", "trigger", "outcome", "started_at", "duration_ms", "status_code", "error", "response_excerpt")
     readonly_fields = fields
 
-    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request, obj=None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None) -> bool:
         return False
 
 
@@ -79,7 +79,7 @@ class DeliveryAdmin(ReadOnlyAdmin):
     actions = ["redeliver"]
 
     @admin.action(description="Redeliver selected deliveries")
-    def redeliver(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+    def redeliver(self, request, queryset) -> None:
         done = 0
         for delivery in queryset:
             try:

@@ -38,7 +38,7 @@ def _header(scope: dict[str, Any], name: bytes) -> str | None:
     return None
 
 
-def _with_body(receive, body: bytes):  # type: ignore[no-untyped-def]
+def _with_body(receive, body: bytes):
     """A receive that hands the app `body` as the whole request body, then only what is not body
     (the disconnect): whatever the client still sends of a body not passed on is dropped."""
     delivered = False
@@ -56,11 +56,11 @@ def _with_body(receive, body: bytes):  # type: ignore[no-untyped-def]
     return replay
 
 
-async def _refuse(scope: dict[str, Any], send, message: str) -> None:  # type: ignore[no-untyped-def]
+async def _refuse(scope: dict[str, Any], send, message: str) -> None:
     """Answer 413 request_too_large in the envelope, with the API's security headers."""
     headers, payload = too_large_answer(_header(scope, b"x-request-id"), message)
 
-    async def answer(scope, receive, send) -> None:  # type: ignore[no-untyped-def]
+    async def answer(scope, receive, send) -> None:
         encoded = [(name.lower().encode(), value.encode("latin-1")) for name, value in headers]
         await send({"type": "http.response.start", "status": 413, "headers": encoded})
         await send({"type": "http.response.body", "body": payload})
@@ -72,14 +72,14 @@ async def _nothing() -> dict[str, Any]:
     return {"type": "http.disconnect"}
 
 
-def with_body_limit(app, *, refuse_declared: bool):  # type: ignore[no-untyped-def]
+def with_body_limit(app, *, refuse_declared: bool):
     """Hold an ASGI app's request bodies to MAX_REQUEST_BODY_BYTES (module docstring).
 
     refuse_declared: a Content-Length past the limit is answered 413 here (/mcp); otherwise the app
     gets the request without its body and answers from the declared length (Django's middleware).
     """
 
-    async def limited(scope: dict[str, Any], receive, send) -> None:  # type: ignore[no-untyped-def]
+    async def limited(scope: dict[str, Any], receive, send) -> None:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
@@ -124,7 +124,7 @@ mcp_application = with_security_headers(with_body_limit(build_mcp_application(),
 logging.getLogger("uvicorn.access").addFilter(RedactKeys())
 
 
-async def application(scope, receive, send):  # type: ignore[no-untyped-def]
+async def application(scope, receive, send):
     path = scope.get("path", "") if scope["type"] in {"http", "websocket"} else ""
     if scope["type"] == "lifespan":
         await mcp_application(scope, receive, send)

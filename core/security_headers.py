@@ -118,7 +118,7 @@ def _asgi_is_secure(scope: dict[str, Any]) -> bool:
 def with_security_headers(app: AsgiApp) -> AsgiApp:
     """Wrap an ASGI app (the MCP endpoint) so its HTTP responses carry the API's security headers."""
 
-    async def wrapped(scope: dict[str, Any], receive, send) -> None:  # type: ignore[no-untyped-def]
+    async def wrapped(scope: dict[str, Any], receive, send) -> None:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return

@@ -82,7 +82,7 @@ def _lease(kind: JobKind, now: datetime) -> datetime:
     return kind.lease.expiry(now)
 
 
-def _items(kind: JobKind, job_id: str):  # type: ignore[no-untyped-def]
+def _items(kind: JobKind, job_id: str):
     return kind.item_model.objects.filter(**{f"{kind.job_field}_id": job_id})
 
 

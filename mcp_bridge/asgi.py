@@ -32,7 +32,7 @@ def _header(scope: dict, name: bytes) -> str | None:
     return None
 
 
-async def _send_json(send, status: int, body: dict, request_id: str, extra: list | None = None) -> None:  # type: ignore[no-untyped-def]
+async def _send_json(send, status: int, body: dict, request_id: str, extra: list | None = None) -> None:
     payload = json.dumps(body).encode()
     headers = [
         (b"content-type", b"application/json"),
@@ -87,7 +87,7 @@ def _transport_refusal(scope: dict, request_id: str) -> tuple[int, dict] | None:
 INVALID_REQUEST = -32600  # JSON-RPC 2.0
 
 
-async def _read_body(receive):  # type: ignore[no-untyped-def]
+async def _read_body(receive):
     """The whole request body, and a `receive` that hands the same body on (then the client's own messages)."""
     chunks: list[bytes] = []
     while True:
@@ -138,10 +138,10 @@ def _invalid_request_id(scope: dict, body: bytes) -> dict | None:
     }
 
 
-def build_mcp_application():  # type: ignore[no-untyped-def]
+def build_mcp_application():
     from mcp_bridge.tools import build_server
 
-    def fresh_inner():  # type: ignore[no-untyped-def]
+    def fresh_inner():
         return build_server().streamable_http_app(
             streamable_http_path="/mcp",
             json_response=True,
@@ -153,7 +153,7 @@ def build_mcp_application():  # type: ignore[no-untyped-def]
     # gets its own, so the app can be started again in the same process.
     current = {"inner": fresh_inner()}
 
-    async def app(scope: dict[str, Any], receive, send) -> None:  # type: ignore[no-untyped-def]
+    async def app(scope: dict[str, Any], receive, send) -> None:
         if scope["type"] == "lifespan":
             current["inner"] = fresh_inner()
             await current["inner"](scope, receive, send)

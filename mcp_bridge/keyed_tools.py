@@ -290,7 +290,7 @@ def output_schemas() -> dict[str, dict[str, Any]]:
 
 
 def register(server: MCPServer) -> None:
-    def keyed(name: str):  # type: ignore[no-untyped-def]
+    def keyed(name: str):
         return server.tool(name=name, description=TOOLS[name].description, structured_output=True)
 
     @keyed("screen_vessel")

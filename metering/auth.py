@@ -181,7 +181,7 @@ def forget_key(lookup: str) -> None:
 
 @receiver(post_save, sender=ApiKey)
 @receiver(post_delete, sender=ApiKey)
-def _key_changed(sender, instance: ApiKey, **kwargs) -> None:  # type: ignore[no-untyped-def]
+def _key_changed(sender, instance: ApiKey, **kwargs) -> None:
     forget_key(instance.lookup)
 
 
@@ -194,7 +194,7 @@ def forget_account_keys(account_id: str) -> None:
 
 
 @receiver(post_save, sender=Account)
-def _account_changed(sender, instance: Account, **kwargs) -> None:  # type: ignore[no-untyped-def]
+def _account_changed(sender, instance: Account, **kwargs) -> None:
     forget_account_keys(instance.pk)
 
 
@@ -223,7 +223,7 @@ def _know_identity(lookup: str, row: dict) -> None:
         _known_identities[lookup] = identity
 
 
-def _shared_redis_for_keys():  # type: ignore[no-untyped-def]
+def _shared_redis_for_keys():
     """The Redis client holding both the key cache and the rate windows, or None when they differ."""
     from metering.shared_state import redis_client
 
@@ -323,7 +323,7 @@ def _authenticate(parsed: keys.ParsedKey, cached: dict | None = None) -> KeyCont
 
 
 class ApiKeyAuthentication(BaseAuthentication):
-    def authenticate(self, request):  # type: ignore[no-untyped-def]
+    def authenticate(self, request):
         # metering.middleware.KeyedResponseMiddleware authenticates every keyed /api/v1 request
         # first; a view reached another way (tests calling it directly) authenticates here.
         context = getattr(request._request, "key_context", None)
@@ -332,7 +332,7 @@ class ApiKeyAuthentication(BaseAuthentication):
             request._request.key_context = context
         return (None, context)
 
-    def authenticate_header(self, request) -> str:  # type: ignore[no-untyped-def]
+    def authenticate_header(self, request) -> str:
         return 'Bearer realm="api"'
 
 
@@ -391,7 +391,7 @@ def enforce_keyed_rules(
 class KeyedAccess(BasePermission):
     """Applies the keyed lane's rules; a view names `required_scope` and may set `live_only`."""
 
-    def has_permission(self, request, view) -> bool:  # type: ignore[no-untyped-def]
+    def has_permission(self, request, view) -> bool:
         enforce_keyed_rules(
             request.auth,
             client_ip(request._request),

@@ -60,7 +60,7 @@ _local_pools: dict[str, dict[str, float]] = {}
 
 
 @cache
-def _claim_pair_script(client):  # type: ignore[no-untyped-def]
+def _claim_pair_script(client):
     """Sent once per process, then called by its SHA (EVALSHA)."""
     return client.register_script(_CLAIM_PAIR)
 

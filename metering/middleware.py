@@ -62,7 +62,7 @@ def _keyed_path(urlconf: object, path_info: str) -> bool:
 
 
 @receiver(setting_changed)
-def _urlconf_changed(setting: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
+def _urlconf_changed(setting: str, **kwargs) -> None:
     if setting == "ROOT_URLCONF":
         _keyed_path.cache_clear()
 
@@ -133,7 +133,7 @@ class _SkippedForKeyedRequests:
     their per-request work. Every other request goes through them unchanged.
     """
 
-    def __call__(self, request: HttpRequest):  # type: ignore[no-untyped-def]
+    def __call__(self, request: HttpRequest):
         if getattr(request, "key_context", None) is not None:
             return self.get_response(request)  # type: ignore[attr-defined]
         return super().__call__(request)  # type: ignore[misc]
@@ -144,7 +144,7 @@ class SessionMiddleware(_SkippedForKeyedRequests, sessions.SessionMiddleware):
 
 
 class CsrfViewMiddleware(_SkippedForKeyedRequests, csrf.CsrfViewMiddleware):
-    def process_view(self, request, callback, callback_args, callback_kwargs):  # type: ignore[no-untyped-def]
+    def process_view(self, request, callback, callback_args, callback_kwargs):
         if getattr(request, "key_context", None) is not None:
             return None
         return super().process_view(request, callback, callback_args, callback_kwargs)

@@ -53,7 +53,7 @@ BURST_REASON = f"more than {BURST_LIMIT} screenings in ten minutes."
 WALK_REASON = f"most of the last {WALK_WINDOW} screenings step through IMO numbers within {WALK_STEP} of each other."
 
 
-def _allowance_text(state) -> str:  # type: ignore[no-untyped-def]
+def _allowance_text(state) -> str:
     allowance = state.allowance
     if allowance.one_time:
         when = "one-time, does not reset"
@@ -107,7 +107,7 @@ def is_register_walk(imos: list[int]) -> bool:
     return steps > (len(imos) - 1) / 2
 
 
-def _newest_hulls(newest_first_imos) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
+def _newest_hulls(newest_first_imos) -> tuple[str, ...]:
     """The IMO numbers of the newest WALK_WINDOW counted screenings that have a hull, newest first."""
     return tuple(itertools.islice((imo for imo in newest_first_imos if imo.isdigit()), WALK_WINDOW))
 
@@ -253,7 +253,7 @@ def write_unwritten_pauses() -> None:
             logger.exception("the burst pause of account %s could not be written", account_id)
 
 
-def _write_unwritten_pauses_after_task(**kwargs) -> None:  # type: ignore[no-untyped-def]
+def _write_unwritten_pauses_after_task(**kwargs) -> None:
     write_unwritten_pauses()
 
 

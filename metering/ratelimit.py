@@ -200,7 +200,7 @@ def _shared_file() -> str | None:
 
 
 @cache
-def _window_script(client):  # type: ignore[no-untyped-def]
+def _window_script(client):
     """The Lua window, sent once per process and then called by its SHA (EVALSHA)."""
     return client.register_script(_WINDOW)
 
@@ -241,7 +241,7 @@ class QueuedHit:
     member: str
     script: object
 
-    def result(self, client, reply: object) -> RateState:  # type: ignore[no-untyped-def]
+    def result(self, client, reply: object) -> RateState:
         """The window after this hit, from the pipeline's reply (loading the script if Redis lost it)."""
         import redis
 
@@ -257,7 +257,7 @@ class QueuedHit:
         on_shared(lambda client: client.zrem(_key(self.spec, self.identifiers), self.member), "rate windows")
 
 
-def queue_hit(client, pipeline, spec: str, *identifiers: str) -> QueuedHit:  # type: ignore[no-untyped-def]
+def queue_hit(client, pipeline, spec: str, *identifiers: str) -> QueuedHit:
     """Queue `hit(spec, *identifiers)` on `pipeline` (of the shared Redis `client`); read it with `.result`."""
     limit, window = parse_spec(spec)
     script = _window_script(client)

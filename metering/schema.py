@@ -7,7 +7,7 @@ class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
     target_class = "metering.auth.ApiKeyAuthentication"
     name = "BearerKey"
 
-    def get_security_definition(self, auto_schema):  # type: ignore[no-untyped-def]
+    def get_security_definition(self, auto_schema):
         return {
             "type": "http",
             "scheme": "bearer",

@@ -58,7 +58,7 @@ def note_fallback(what: str) -> None:
 
 
 @lru_cache(maxsize=1)
-def redis_client():  # type: ignore[no-untyped-def]
+def redis_client():
     """The shared Redis connection, or None on the embedded default."""
     if not settings.REDIS_URL:
         return None
@@ -107,7 +107,7 @@ def set_add_and_count(key: str, member: str, ttl: int) -> int:
         if members is None:
             members = set()
             _local.values[key] = (members, now + ttl)
-        members.add(member)  # type: ignore[union-attr]
+        members.add(member)
         return len(members)  # type: ignore[arg-type]
 
 

@@ -50,5 +50,5 @@ def forget_cached() -> None:
 
 
 @receiver(post_save, sender=ServiceSwitches)
-def _forget(sender, **kwargs) -> None:  # type: ignore[no-untyped-def]
+def _forget(sender, **kwargs) -> None:
     forget_cached()

@@ -159,12 +159,12 @@ class LoginView(auth_views.LoginView):
     template_name = "accounts/login.html"
     redirect_authenticated_user = True
 
-    def get_form_class(self):  # type: ignore[no-untyped-def]
+    def get_form_class(self):
         from portal.forms import EmailLoginForm
 
         return EmailLoginForm
 
-    def post(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def post(self, request, *args, **kwargs):
         email = signup.normalise_email(request.POST.get("username", ""))[:254]
         refused = over_rate(request, "login", email)
         if refused is not None:
@@ -175,7 +175,7 @@ class LoginView(auth_views.LoginView):
             return _page(request, self.template_name, context, status=429)
         return super().post(request, *args, **kwargs)
 
-    def get_context_data(self, **kwargs):  # type: ignore[no-untyped-def]
+    def get_context_data(self, **kwargs):
         return {**super().get_context_data(**kwargs), "signup_url": signup_url()}
 
 
@@ -191,7 +191,7 @@ class PasswordResetView(auth_views.PasswordResetView):
     def get_success_url(self) -> str:
         return reverse("accounts:password-reset-sent")
 
-    def form_valid(self, form):  # type: ignore[no-untyped-def]
+    def form_valid(self, form):
         refused = over_rate(self.request, "password_reset", signup.normalise_email(form.cleaned_data["email"]))
         if refused is not None:
             form.add_error(None, f"Too many reset requests. Try again in {_wait_text(refused)}.")
@@ -225,13 +225,13 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 # -- key pages ---------------------------------------------------------------------------------------
 
 
-def account_required(view):  # type: ignore[no-untyped-def]
+def account_required(view):
     """Logged in, with a confirmed account (an operator login without one sees why)."""
 
     @wraps(view)
     @login_required
     @never_cache
-    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:  # type: ignore[no-untyped-def]
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         account = _account_of(request)
         if account is None:
             return _page(request, "keys/no_account.html", status=403)

@@ -58,7 +58,7 @@ def _loaded_stores(state: DataState) -> set[str]:
 _INSPECTION_ROW = "__inspection__"
 
 
-def _particulars_and_inspections(imo: str):  # type: ignore[no-untyped-def]
+def _particulars_and_inspections(imo: str):
     active = {"snapshot__status": SourceSnapshot.Status.ACTIVE}
     particulars = RegisterEntry.objects.filter(imo=imo, **active).values("register", "record")
     inspected = (

@@ -77,7 +77,7 @@ screening holds one of the account's six in-flight screening slots.
 class CountryCodeField(StrictStringField):
     """An ISO 3166-1 alpha-2 code, upper case (e.g. NL)."""
 
-    def to_internal_value(self, data):  # type: ignore[no-untyped-def]
+    def to_internal_value(self, data):
         value = super().to_internal_value(data)
         if not COUNTRY_SHAPE.fullmatch(value) or pycountry.countries.get(alpha_2=value) is None:
             upper = value.strip().upper()
@@ -96,7 +96,7 @@ class CountryCodeField(StrictStringField):
 class LocodeField(StrictStringField):
     """An uppercase 5-character UN/LOCODE of a port the service carries; validated to the catalogue's port."""
 
-    def to_internal_value(self, data):  # type: ignore[no-untyped-def]
+    def to_internal_value(self, data):
         value = super().to_internal_value(data)
         if not LOCODE_SHAPE.match(value):
             hint = f" (did you mean {value.upper()}?)" if LOCODE_SHAPE.match(value.upper()) else ""
@@ -143,7 +143,7 @@ class CommodityInput(serializers.Serializer):
 class _IndexedListSerializer(serializers.ListSerializer):
     """Item errors as a list (parties[1].role), not DRF's index-keyed dict (which would read parties.1.role)."""
 
-    def to_internal_value(self, data):  # type: ignore[no-untyped-def]
+    def to_internal_value(self, data):
         try:
             return super().to_internal_value(data)
         except serializers.ValidationError as exc:

@@ -35,7 +35,7 @@ class CargoScreeningCollectionView(KeyedAPIView):
         error_notes={422: "validation_failed naming the field (HS code, country, UN/LOCODE, party, vessel IMO)"},
     )
     @idempotent
-    def post(self, request):  # type: ignore[no-untyped-def]
+    def post(self, request):
         data = CargoScreeningInput(data=request.data)
         data.is_valid(raise_exception=True)
         context = request.auth
@@ -55,7 +55,7 @@ class CargoScreeningCollectionView(KeyedAPIView):
         parameters=[CargoScreeningFilter],
         responses={200: CargoScreeningListSchema},
     )
-    def get(self, request):  # type: ignore[no-untyped-def]
+    def get(self, request):
         filters = read_filters(CargoScreeningFilter, request.query_params)
         return json_bytes_response(to_json_bytes(selectors.cargo_screening_list(request.auth, filters)))
 
@@ -68,5 +68,5 @@ class CargoScreeningDetailView(KeyedAPIView):
         summary="A cargo screening as issued",
         responses={200: CargoScreeningSchema},
     )
-    def get(self, request, cargo_screening_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, cargo_screening_id: str):
         return json_bytes_response(selectors.cargo_screening_body(request.auth, cargo_screening_id))

@@ -19,7 +19,7 @@ class StrictStringField(serializers.CharField):
     # A subclass whose value has a stricter shape publishes that shape instead.
     published_pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$"
 
-    def to_internal_value(self, data):  # type: ignore[no-untyped-def]
+    def to_internal_value(self, data):
         if not isinstance(data, str):
             self.fail("not_a_string")
         if any(unicodedata.category(ch) == "Cc" for ch in data):
@@ -32,7 +32,7 @@ class StrictBooleanField(serializers.BooleanField):
 
     default_error_messages = {"not_a_boolean": "must be true or false"}
 
-    def to_internal_value(self, data):  # type: ignore[no-untyped-def]
+    def to_internal_value(self, data):
         if not isinstance(data, bool):
             self.fail("not_a_boolean")
         return data
@@ -43,7 +43,7 @@ class StrictNumberField(serializers.FloatField):
 
     default_error_messages = {"not_a_number": "must be a JSON number"}
 
-    def to_internal_value(self, data):  # type: ignore[no-untyped-def]
+    def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, (int, float)) or not math.isfinite(data):
             self.fail("not_a_number")
         return super().to_internal_value(data)
@@ -56,7 +56,7 @@ class StrictIntegerField(serializers.IntegerField):
 
     default_error_messages = {"not_an_integer": "must be a JSON integer"}
 
-    def to_internal_value(self, data):  # type: ignore[no-untyped-def]
+    def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, (int, float)):
             self.fail("not_an_integer")
         if isinstance(data, float):

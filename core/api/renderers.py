@@ -21,7 +21,7 @@ class JSONContentNegotiation(DefaultContentNegotiation):
     nothing, */* or application/json picks the JSON renderer with its own media type, exactly as
     the full negotiation would. Anything else (406 included) goes through DRF's."""
 
-    def select_renderer(self, request, renderers, format_suffix=None):  # type: ignore[no-untyped-def]
+    def select_renderer(self, request, renderers, format_suffix=None):
         if (
             format_suffix is None
             and len(renderers) == 1

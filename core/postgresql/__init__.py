@@ -20,14 +20,14 @@ FULL_CHECK_SECONDS = 2.0
 _last_full_check: WeakKeyDictionary = WeakKeyDictionary()
 
 
-def _socket_readable(conn) -> bool:  # type: ignore[no-untyped-def]
+def _socket_readable(conn) -> bool:
     """True when the server sent something (or closed) while the connection sat idle in the pool."""
     poller = select.poll()
     poller.register(conn.fileno(), select.POLLIN | select.POLLPRI)
     return bool(poller.poll(0))
 
 
-def check_borrowed(conn) -> None:  # type: ignore[no-untyped-def]
+def check_borrowed(conn) -> None:
     """Return quietly for a usable connection; raise (the pool then replaces it) otherwise."""
     from psycopg import pq
     from psycopg_pool import ConnectionPool

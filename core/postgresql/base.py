@@ -10,7 +10,7 @@ from core.postgresql import check_borrowed
 
 class DatabaseWrapper(postgresql.DatabaseWrapper):
     @property
-    def pool(self):  # type: ignore[no-untyped-def]
+    def pool(self):
         pool = super().pool
         # Django installs psycopg's check (an empty query per borrow) when CONN_HEALTH_CHECKS is on;
         # psycopg_pool (pinned) keeps the callback in `_check`.

@@ -159,7 +159,7 @@ class ExportCollectionView(KeyedAPIView):
         },
     )
     @idempotent
-    def post(self, request):  # type: ignore[no-untyped-def]
+    def post(self, request):
         form = ExportInput(data=request.data)
         form.is_valid(raise_exception=True)
         created = services.create_export(
@@ -173,7 +173,7 @@ class ExportCollectionView(KeyedAPIView):
         parameters=[ExportFilter],
         responses={200: ExportListSchema},
     )
-    def get(self, request):  # type: ignore[no-untyped-def]
+    def get(self, request):
         filters = read_filters(ExportFilter, request.query_params)
         return json_bytes_response(to_json_bytes(selectors.export_list(request.auth, filters)))
 
@@ -182,7 +182,7 @@ class ExportDetailView(KeyedAPIView):
     required_scope = None
 
     @extend_schema(operation_id="get_export", summary="An export's status and progress", responses={200: ExportSchema})
-    def get(self, request, export_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, export_id: str):
         return json_bytes_response(to_json_bytes(selectors.export_detail(request.auth, export_id)))
 
     @creating_operation(
@@ -190,7 +190,7 @@ class ExportDetailView(KeyedAPIView):
         responses={200: DeletedSchema},
     )  # fmt: skip
     @idempotent
-    def delete(self, request, export_id: str):  # type: ignore[no-untyped-def]
+    def delete(self, request, export_id: str):
         deleted = services.delete_export(request.auth, export_id, in_transaction=claim_of(request).completes(200))
         return json_bytes_response(deleted.body)
 
@@ -208,7 +208,7 @@ class ExportDownloadView(KeyedAPIView):
             410: error_response(410, "export_expired: the file was removed after its retention; export again."),
         },
     )
-    def get(self, request, export_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, export_id: str):
         export = owned_export(request.auth, export_id)
         status = status_of(export)
         if status == selectors.STATUS_EXPIRED:

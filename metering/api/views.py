@@ -13,7 +13,7 @@ from metering.ratelimit import KEY_RATE
 from metering.selectors import AccessLogFilter
 
 
-def _counter():  # type: ignore[no-untyped-def]
+def _counter():
     """A fresh field each time: one serializer instance bound under two names publishes only one."""
     return inline_serializer(
         name="UsageCounter",
@@ -59,7 +59,7 @@ class UsageView(KeyedAPIView):
             )
         },
     )
-    def get(self, request):  # type: ignore[no-untyped-def]
+    def get(self, request):
         context = request.auth
         account = context.account
         # quota.usage_states, the read the pause message (metering.pace.paused_error) states: the same numbers.
@@ -116,6 +116,6 @@ class AccessLogView(KeyedAPIView):
             )
         },
     )
-    def get(self, request):  # type: ignore[no-untyped-def]
+    def get(self, request):
         filters = read_filters(AccessLogFilter, request.query_params)
         return json_bytes_response(selectors.access_log_page(request.auth, filters))

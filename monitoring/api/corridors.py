@@ -115,7 +115,7 @@ class CorridorMonitorCollectionView(KeyedAPIView):
         },
     )
     @idempotent
-    def post(self, request):  # type: ignore[no-untyped-def]
+    def post(self, request):
         saved = services.create_monitor(request.auth, request.data, in_transaction=claim_of(request).completes(201))
         return json_bytes_response(saved.body, status=201)
 
@@ -125,7 +125,7 @@ class CorridorMonitorCollectionView(KeyedAPIView):
         parameters=[CorridorMonitorFilter],
         responses={200: CorridorMonitorListSchema},
     )
-    def get(self, request):  # type: ignore[no-untyped-def]
+    def get(self, request):
         filters = read_filters(CorridorMonitorFilter, request.query_params)
         return json_bytes_response(to_json_bytes(selectors.monitor_list(request.auth, filters)))
 
@@ -139,7 +139,7 @@ class CorridorMonitorDetailView(KeyedAPIView):
         summary="One corridor monitor with its baseline and latest run",
         responses={200: CorridorMonitorDetailSchema},
     )
-    def get(self, request, monitor_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, monitor_id: str):
         return json_bytes_response(to_json_bytes(selectors.monitor_detail(request.auth, monitor_id)))
 
     @creating_operation(
@@ -149,7 +149,7 @@ class CorridorMonitorDetailView(KeyedAPIView):
         responses={200: DeletedCorridorMonitorSchema},
     )
     @idempotent
-    def delete(self, request, monitor_id: str):  # type: ignore[no-untyped-def]
+    def delete(self, request, monitor_id: str):
         saved = services.delete_monitor(request.auth, monitor_id, in_transaction=claim_of(request).completes(200))
         return json_bytes_response(saved.body)
 
@@ -165,6 +165,6 @@ class CorridorMonitorRunsView(KeyedAPIView):
         parameters=[CorridorRunFilter],
         responses={200: CorridorRunListSchema},
     )
-    def get(self, request, monitor_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, monitor_id: str):
         filters = read_filters(CorridorRunFilter, request.query_params)
         return json_bytes_response(to_json_bytes(selectors.run_list(request.auth, monitor_id, filters)))

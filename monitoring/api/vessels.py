@@ -146,7 +146,7 @@ class VesselMonitorCollectionView(KeyedAPIView):
         error_notes={409: "The hull is already watched in this mode (monitor_exists)"},
     )
     @idempotent
-    def post(self, request):  # type: ignore[no-untyped-def]
+    def post(self, request):
         values = read_body(MonitorInput, request.data)
         saved = services.create_monitor(request.auth, values, in_transaction=claim_of(request).completes(201))
         return json_bytes_response(saved.body, status=201)
@@ -157,7 +157,7 @@ class VesselMonitorCollectionView(KeyedAPIView):
         parameters=[VesselMonitorFilter],
         responses={200: MonitorListSchema},
     )
-    def get(self, request):  # type: ignore[no-untyped-def]
+    def get(self, request):
         filters = read_filters(VesselMonitorFilter, request.query_params)
         return json_bytes_response(to_json_bytes(selectors.monitor_list(request.auth, filters)))
 
@@ -166,7 +166,7 @@ class VesselMonitorDetailView(KeyedAPIView):
     required_scope = SCOPE
 
     @extend_schema(operation_id="get_vessel_monitor", summary="One vessel monitor", responses={200: MonitorSchema})
-    def get(self, request, monitor_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, monitor_id: str):
         return json_bytes_response(to_json_bytes(selectors.monitor_detail(request.auth, monitor_id)))
 
     @creating_operation(
@@ -176,7 +176,7 @@ class VesselMonitorDetailView(KeyedAPIView):
         responses={200: DeletedSchema},
     )
     @idempotent
-    def delete(self, request, monitor_id: str):  # type: ignore[no-untyped-def]
+    def delete(self, request, monitor_id: str):
         saved = services.delete_monitor(request.auth, monitor_id, in_transaction=claim_of(request).completes(200))
         return json_bytes_response(saved.body)
 
@@ -190,7 +190,7 @@ class VesselMonitorRunsView(KeyedAPIView):
         parameters=[RunFilter],
         responses={200: RunListSchema},
     )
-    def get(self, request, monitor_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, monitor_id: str):
         filters = read_filters(RunFilter, request.query_params)
         return json_bytes_response(to_json_bytes(selectors.run_list(request.auth, monitor_id, filters)))
 
@@ -206,7 +206,7 @@ class VesselMonitorSimulateView(KeyedAPIView):
         error_notes={409: "The monitor is a live one (monitor_not_simulated)"},
     )
     @idempotent
-    def post(self, request, monitor_id: str):  # type: ignore[no-untyped-def]
+    def post(self, request, monitor_id: str):
         values = read_body(SimulateInput, request.data)
         saved = services.simulate_run(request.auth, monitor_id, values, in_transaction=claim_of(request).completes(201))
         return json_bytes_response(saved.body, status=201)

@@ -119,7 +119,7 @@ class ScreeningBatchCollectionView(KeyedAPIView):
         error_notes={422: "validation_failed: no items, more than 50, or no valid hull (each named items[i].field)"},
     )
     @idempotent
-    def post(self, request):  # type: ignore[no-untyped-def]
+    def post(self, request):
         context = request.auth
         created = batches.create_batch(
             context.account, context.environment, request.data, in_transaction=claim_of(request).completes(202)
@@ -136,7 +136,7 @@ class ScreeningBatchDetailView(KeyedAPIView):
         summary="Poll a screening batch until completed, partial or failed",
         responses={200: ScreeningBatchSchema},
     )
-    def get(self, request, batch_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, batch_id: str):
         return json_bytes_response(to_json_bytes(batches.batch_detail(request.auth, batch_id)))
 
 
@@ -149,6 +149,6 @@ class ScreeningBatchItemsView(KeyedAPIView):
         parameters=[ScreeningBatchItemFilter],
         responses={200: ScreeningBatchItemsSchema},
     )
-    def get(self, request, batch_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, batch_id: str):
         filters = read_filters(ScreeningBatchItemFilter, request.query_params)
         return json_bytes_response(to_json_bytes(batches.batch_items(request.auth, batch_id, filters)))

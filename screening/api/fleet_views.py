@@ -203,7 +203,7 @@ class FleetCollectionView(KeyedAPIView):
         error_notes={422: "validation_failed naming each refused IMO by index (imos[3]), duplicates included"},
     )
     @idempotent
-    def post(self, request):  # type: ignore[no-untyped-def]
+    def post(self, request):
         saved = services.create_fleet(request.auth, request.data, in_transaction=claim_of(request).completes(201))
         return json_bytes_response(saved.body, status=201)
 
@@ -213,7 +213,7 @@ class FleetCollectionView(KeyedAPIView):
         parameters=[FleetFilter],
         responses={200: FleetListSchema},
     )
-    def get(self, request):  # type: ignore[no-untyped-def]
+    def get(self, request):
         filters = read_filters(FleetFilter, request.query_params)
         return json_bytes_response(to_json_bytes(selectors.fleet_list(request.auth, filters)))
 
@@ -222,7 +222,7 @@ class FleetDetailView(KeyedAPIView):
     required_scope = SCOPE
 
     @extend_schema(operation_id="get_fleet", summary="A fleet with its IMOs", responses={200: FleetSchema})
-    def get(self, request, fleet_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, fleet_id: str):
         return json_bytes_response(to_json_bytes(selectors.fleet_detail(request.auth, fleet_id)))
 
     @creating_operation(
@@ -232,7 +232,7 @@ class FleetDetailView(KeyedAPIView):
         responses={200: FleetSchema},
     )
     @idempotent
-    def patch(self, request, fleet_id: str):  # type: ignore[no-untyped-def]
+    def patch(self, request, fleet_id: str):
         saved = services.update_fleet(
             request.auth, fleet_id, request.data, in_transaction=claim_of(request).completes(200)
         )
@@ -245,7 +245,7 @@ class FleetDetailView(KeyedAPIView):
         responses={200: DeletedSchema},
     )
     @idempotent
-    def delete(self, request, fleet_id: str):  # type: ignore[no-untyped-def]
+    def delete(self, request, fleet_id: str):
         saved = services.delete_fleet(request.auth, fleet_id, in_transaction=claim_of(request).completes(200))
         return json_bytes_response(saved.body)
 
@@ -259,7 +259,7 @@ class FleetExposureView(KeyedAPIView):
         parameters=[ExposureFilter],
         responses={200: FleetExposureSchema},
     )
-    def get(self, request, fleet_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, fleet_id: str):
         filters = read_filters(ExposureFilter, request.query_params)
         return json_bytes_response(to_json_bytes(selectors.fleet_exposure(request.auth, fleet_id, filters)))
 
@@ -273,6 +273,6 @@ class FleetChangesView(KeyedAPIView):
         parameters=[ChangesFilter],
         responses={200: FleetChangesSchema},
     )
-    def get(self, request, fleet_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, fleet_id: str):
         filters = read_filters(ChangesFilter, request.query_params)
         return json_bytes_response(to_json_bytes(selectors.fleet_changes(request.auth, fleet_id, filters)))

@@ -97,7 +97,7 @@ class VesselCheckView(KeylessAPIView):
             503: OpenApiResponse(KEYLESS_ERROR, description="keyless_busy (not counted) or keyless_paused"),
         },
     )
-    def get(self, request, imo: str):  # type: ignore[no-untyped-def]
+    def get(self, request, imo: str):
         ip = client_ip(request._request)
         request_id = request_id_of(request)
         try:

@@ -36,7 +36,7 @@ class ScreeningCollectionView(KeyedAPIView):
         metered=True,
     )
     @idempotent
-    def post(self, request):  # type: ignore[no-untyped-def]
+    def post(self, request):
         data = ScreeningInput(data=request.data)
         data.is_valid(raise_exception=True)
         context = request.auth
@@ -56,7 +56,7 @@ class ScreeningCollectionView(KeyedAPIView):
         parameters=[ScreeningFilter],
         responses={200: ScreeningListSchema},
     )
-    def get(self, request):  # type: ignore[no-untyped-def]
+    def get(self, request):
         filters = read_filters(ScreeningFilter, request.query_params)
         return json_bytes_response(to_json_bytes(selectors.screening_list(request.auth, filters)))
 
@@ -69,5 +69,5 @@ class ScreeningDetailView(KeyedAPIView):
         summary="A screening record with superseded_by and the live resolution",
         responses={200: ScreeningRecordSchema},
     )
-    def get(self, request, screening_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, screening_id: str):
         return json_bytes_response(selectors.screening_detail(request.auth, screening_id))

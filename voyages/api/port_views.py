@@ -72,7 +72,7 @@ class PortLookupView(KeylessAPIView):
             503: OpenApiResponse(KEYLESS_ERROR, description="keyless_paused"),
         },
     )
-    def get(self, request):  # type: ignore[no-untyped-def]
+    def get(self, request):
         ip = client_ip(request._request)
         request_id = request_id_of(request)
         query = (request.query_params.get("query") or "").strip()

@@ -30,7 +30,7 @@ class VoyageAssessmentCollectionView(KeyedAPIView):
         error_notes={422: "validation_failed (unknown LOCODE, bad via point, …) or route_not_found"},
     )
     @idempotent
-    def post(self, request):  # type: ignore[no-untyped-def]
+    def post(self, request):
         context = request.auth
         issued = services.assess(
             context.account, context.environment, request.data, in_transaction=claim_of(request).completes(201)
@@ -48,7 +48,7 @@ class VoyageAssessmentDetailView(KeyedAPIView):
         summary="The stored assessment, byte-for-byte, until expires_at",
         responses={200: AssessmentSchema},
     )
-    def get(self, request, assessment_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, assessment_id: str):
         return json_bytes_response(selectors.assessment_body(request.auth, assessment_id))
 
 
@@ -73,7 +73,7 @@ class VoyageBatchCollectionView(KeyedAPIView):
         },
     )
     @idempotent
-    def post(self, request):  # type: ignore[no-untyped-def]
+    def post(self, request):
         context = request.auth
         created = batches.create_batch(
             context.account, context.environment, request.data, in_transaction=claim_of(request).completes(202)
@@ -90,7 +90,7 @@ class VoyageBatchDetailView(KeyedAPIView):
         summary="Poll a batch until completed, partial or failed",
         responses={200: BatchSchema},
     )
-    def get(self, request, batch_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, batch_id: str):
         return json_bytes_response(selectors.batch_detail(request.auth, batch_id))
 
 
@@ -102,5 +102,5 @@ class VoyageBatchItemsView(KeyedAPIView):
         summary="The batch's items and results",
         responses={200: BatchItemsSchema},
     )
-    def get(self, request, batch_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, batch_id: str):
         return json_bytes_response(selectors.batch_items(request.auth, batch_id))

@@ -155,7 +155,7 @@ def read_eez_polygons(data: bytes) -> tuple[list[list], str]:
     if not present:
         raise ValueError(f"layer {layer!r} has no ISO_TER1, ISO_SOV1 or iso2 column")
 
-    def code_of(row) -> str:  # type: ignore[no-untyped-def]
+    def code_of(row) -> str:
         for column in present:
             value = row[column]
             if not isinstance(value, str) or not value.strip():

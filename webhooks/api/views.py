@@ -137,7 +137,7 @@ class WebhookEndpointCollectionView(KeyedAPIView):
         responses={201: OpenApiResponse(CreatedEndpointSchema)},
     )
     @idempotent
-    def post(self, request):  # type: ignore[no-untyped-def]
+    def post(self, request):
         values = read_body(EndpointInput, request.data)
         saved = services.create_endpoint(request.auth, values, in_transaction=claim_of(request).completes(201))
         return json_bytes_response(saved.body, status=201)
@@ -148,7 +148,7 @@ class WebhookEndpointCollectionView(KeyedAPIView):
         parameters=[EndpointFilter],
         responses={200: EndpointListSchema},
     )
-    def get(self, request):  # type: ignore[no-untyped-def]
+    def get(self, request):
         filters = read_filters(EndpointFilter, request.query_params)
         return json_bytes_response(to_json_bytes(selectors.endpoint_list(request.auth, filters)))
 
@@ -157,7 +157,7 @@ class WebhookEndpointDetailView(KeyedAPIView):
     required_scope = SCOPE
 
     @extend_schema(operation_id="get_webhook_endpoint", summary="One webhook endpoint", responses={200: EndpointSchema})
-    def get(self, request, endpoint_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, endpoint_id: str):
         return json_bytes_response(selectors.endpoint_detail(request.auth, endpoint_id))
 
     @creating_operation(
@@ -167,7 +167,7 @@ class WebhookEndpointDetailView(KeyedAPIView):
         responses={200: EndpointSchema},
     )
     @idempotent
-    def patch(self, request, endpoint_id: str):  # type: ignore[no-untyped-def]
+    def patch(self, request, endpoint_id: str):
         values = read_body(EndpointUpdate, request.data, partial=True)
         saved = services.update_endpoint(
             request.auth, endpoint_id, values, in_transaction=claim_of(request).completes(200)
@@ -181,7 +181,7 @@ class WebhookEndpointDetailView(KeyedAPIView):
         responses={200: DeletedSchema},
     )
     @idempotent
-    def delete(self, request, endpoint_id: str):  # type: ignore[no-untyped-def]
+    def delete(self, request, endpoint_id: str):
         saved = services.delete_endpoint(request.auth, endpoint_id, in_transaction=claim_of(request).completes(200))
         return json_bytes_response(saved.body)
 
@@ -196,7 +196,7 @@ class WebhookEndpointTestView(KeyedAPIView):
         responses={202: OpenApiResponse(DeliverySchema)},
     )
     @idempotent
-    def post(self, request, endpoint_id: str):  # type: ignore[no-untyped-def]
+    def post(self, request, endpoint_id: str):
         queued = services.send_test_delivery(request.auth, endpoint_id, in_transaction=claim_of(request).completes(202))
         return json_bytes_response(queued.body, status=202)
 
@@ -211,7 +211,7 @@ class WebhookEndpointRotationView(KeyedAPIView):
         responses={200: OpenApiResponse(CreatedEndpointSchema)},
     )
     @idempotent
-    def post(self, request, endpoint_id: str):  # type: ignore[no-untyped-def]
+    def post(self, request, endpoint_id: str):
         values = read_body(RotationInput, request.data)
         saved = services.rotate_secret(
             request.auth, endpoint_id, values["overlap_hours"], in_transaction=claim_of(request).completes(200)
@@ -228,7 +228,7 @@ class WebhookDeliveryCollectionView(KeyedAPIView):
         parameters=[DeliveryFilter],
         responses={200: DeliveryListSchema},
     )
-    def get(self, request):  # type: ignore[no-untyped-def]
+    def get(self, request):
         filters = read_filters(DeliveryFilter, request.query_params)
         return json_bytes_response(to_json_bytes(selectors.delivery_list(request.auth, filters)))
 
@@ -241,7 +241,7 @@ class WebhookDeliveryDetailView(KeyedAPIView):
         summary="One delivery with the signed envelope and every attempt",
         responses={200: DeliveryDetailSchema},
     )
-    def get(self, request, delivery_id: str):  # type: ignore[no-untyped-def]
+    def get(self, request, delivery_id: str):
         return json_bytes_response(to_json_bytes(selectors.delivery_detail(request.auth, delivery_id)))
 
 
@@ -256,6 +256,6 @@ class WebhookRedeliveryView(KeyedAPIView):
         error_notes={409: "An attempt is in flight, or the endpoint is disabled"},
     )
     @idempotent
-    def post(self, request, delivery_id: str):  # type: ignore[no-untyped-def]
+    def post(self, request, delivery_id: str):
         queued = services.redeliver(request.auth, delivery_id, in_transaction=claim_of(request).completes(202))
         return json_bytes_response(queued.body, status=202)

@@ -15,12 +15,12 @@ class Command(BaseCommand):
         "OPERATOR_PASSWORD environment variable, or is generated and printed once."
     )
 
-    def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser) -> None:
         parser.add_argument("--username", required=True)
         parser.add_argument("--email", default="")
         parser.add_argument("--password", default=None)
 
-    def handle(self, *args, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options) -> None:
         password = options["password"] or os.environ.get("OPERATOR_PASSWORD") or secrets.token_urlsafe(16)
         user_model = get_user_model()
         user, created = user_model.objects.get_or_create(

@@ -16,7 +16,7 @@ class Command(BaseCommand):
         "alone on the last line of stdout; only its hash is stored."
     )
 
-    def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser) -> None:
         parser.add_argument("--email", required=True, help="Account e-mail (created when new).")
         parser.add_argument("--environment", required=True, choices=["test", "live"], help="Key environment.")
         parser.add_argument(
@@ -48,7 +48,7 @@ class Command(BaseCommand):
             help="Revoke the account's other keys with the same label first (bin/run's demo key).",
         )
 
-    def handle(self, *args, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options) -> None:
         if options["replace_label"]:
             for old in ApiKey.objects.filter(
                 account__email=options["email"].strip().lower(), label=options["label"], revoked_at__isnull=True

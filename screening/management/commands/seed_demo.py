@@ -24,7 +24,7 @@ class Command(BaseCommand):
         "covering every verdict path (see README, 'Demo world'). Idempotent: unchanged sources are skipped."
     )
 
-    def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser) -> None:
         parser.add_argument(
             "--omit-source",
             action="append",
@@ -34,7 +34,7 @@ class Command(BaseCommand):
             "coverage_complete false, ofac_sdn to see a coverage INCOMPLETE).",
         )
 
-    def handle(self, *args, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options) -> None:
         omit = frozenset(options["omit_source"])
         known = {s.source for s in demo.all_snapshots()}
         unknown = omit - known

@@ -18,11 +18,11 @@ class Command(BaseCommand):
     help = "Build (when missing or damaged) the memory-mapped 1 km land mask file every process shares."
     requires_system_checks: list[str] = []
 
-    def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser) -> None:
         parser.add_argument("--force", action="store_true", help="rebuild even when the file verifies")
         parser.add_argument("--path", default=None, help=f"default: <VAR_DIR>/{landmask.FILE_NAME}")
 
-    def handle(self, *args, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options) -> None:
         started = time.perf_counter()
         path = Path(options["path"]) if options["path"] else None
         path, header, built = landmask.ensure(path, force=options["force"])

@@ -67,7 +67,7 @@ def _read_files(specs: list[str]) -> list[tuple[str | None, str, bytes]]:
 class Command(BaseCommand):
     help = "Download or load official source files and make them the serving snapshots (atomic per source)."
 
-    def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser) -> None:
         parser.add_argument("--source", help="Contract source name (ofac_sdn, un_sanctions, eu_sanctions, ...)")
         parser.add_argument("--edition", help="Which file of the source (eu_fsf, eu_journal_sanctions, ...)")
         parser.add_argument(
@@ -95,7 +95,7 @@ class Command(BaseCommand):
             "or shares none with it (a truncated edition or another list is refused without this)",
         )
 
-    def handle(self, *args, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options) -> None:
         if options["from_dir"]:
             self._from_dir(Path(options["from_dir"]), allow_shrink=options["allow_shrink"])
             return
