@@ -16,8 +16,11 @@ count (`show_full_result_count = False` and a paginator whose count stops at COU
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from django import forms
 from django.contrib import admin, messages
+from django.db import models
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -50,7 +53,7 @@ class LookupForm(forms.Form):
     )
 
 
-def _lookup_models() -> dict[str, type]:
+def _lookup_models() -> dict[str, type[models.Model]]:
     from accounts.models import Account, ApiKey
     from cargo.models import CargoScreening
     from exports.models import Export
@@ -122,7 +125,7 @@ class OperatorActionAdmin(ReadOnlyAdmin):
             if lookup_form.is_valid():
                 record_id = lookup_form.cleaned_data["record_id"].strip()
                 model = _lookup_models().get(record_id.partition("_")[0])
-                if model is not None and model.objects.filter(pk=record_id).exists():
+                if model is not None and model._default_manager.filter(pk=record_id).exists():
                     meta = model._meta
                     return HttpResponseRedirect(
                         reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[record_id])
@@ -190,7 +193,7 @@ class DocumentAdmin(ReadOnlyAdmin):
     list_select_related = ("account",)
     search_fields = ("=id",)
     ordering = ("-id",)
-    list_filter = ("environment",)
+    list_filter: ClassVar[tuple[str, ...]] = ("environment",)  # subclasses add their own columns
 
     @admin.display(description="stored document")
     def stored_document(self, obj) -> str:

@@ -7,6 +7,7 @@ from functools import cached_property
 
 from django.contrib import admin
 from django.core.paginator import Paginator
+from django.db.models import QuerySet
 from django.utils.html import format_html
 
 COUNT_CAP = 10_000
@@ -17,10 +18,10 @@ class CappedCountPaginator(Paginator):
 
     @cached_property
     def count(self) -> int:
-        try:
-            return self.object_list[: COUNT_CAP + 1].count()
-        except (AttributeError, TypeError):
-            return len(self.object_list)
+        head = self.object_list[: COUNT_CAP + 1]
+        if isinstance(head, QuerySet):  # the admin's list: count the bounded slice in SQL
+            return head.count()
+        return len(self.object_list)  # a plain sequence: its length is already in memory
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -76,7 +76,7 @@ EXACT_NAME_SCORE = 99.0
 MATCH_NAME_EXACT = "name_exact"
 MATCH_NAME_FUZZY = "name_fuzzy"
 
-_RANK = {Verdict.RED: 3, Verdict.INCOMPLETE: 2, Verdict.AMBER: 1, Verdict.GREEN: 0}
+_RANK: dict[str, int] = {Verdict.RED: 3, Verdict.INCOMPLETE: 2, Verdict.AMBER: 1, Verdict.GREEN: 0}
 
 DISCLAIMER = (
     "Decision support only: derived statuses, drivers and source-status summaries. Not legal, insurance or "
@@ -330,7 +330,7 @@ def assess_vessel(vessel: VesselVerdict | None) -> Finding | None:
     return Finding(PART_VESSEL, "vessel.imo", vessel.status, summary)
 
 
-_LEADS = {
+_LEADS: dict[str, str] = {
     Verdict.RED: "Stop: ",
     Verdict.AMBER: "Review needed: ",
     Verdict.INCOMPLETE: "No clear verdict: ",

@@ -14,6 +14,7 @@ import json
 import os
 from datetime import timedelta
 from pathlib import Path
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import transaction
@@ -26,6 +27,7 @@ from exports.models import Export, ExportItem
 from exports.selectors import export_document
 from jobs import kinds
 from jobs.flow import ItemRun
+from jobs.models import Job
 
 PROGRESS_EVERY = 5000
 CHUNK_ROWS = 2000
@@ -54,7 +56,7 @@ def _write(export: Export, target: Path) -> int:
 
 
 def run_export(run: ItemRun) -> None:
-    export: Export = run.job
+    export = cast(Export, run.job)  # this kind's jobs are its job_model's rows, Export
     folder = Path(settings.EXPORT_DIR)
     folder.mkdir(parents=True, exist_ok=True)
     name = f"{export.id}.{export.format}"
@@ -76,8 +78,13 @@ def run_export(run: ItemRun) -> None:
         )
 
 
-def _render(export: Export) -> dict:
-    return export_document(Export.objects.get(pk=export.pk))
+def _render(job: Job) -> dict:
+    return export_document(Export.objects.get(pk=job.pk))
+
+
+def _event_data(job: Job) -> dict[str, Any]:
+    export = cast(Export, job)  # this kind's jobs are its job_model's rows, Export
+    return {"resource": export.resource, "format": export.format}
 
 
 KIND = kinds.register(
@@ -89,7 +96,7 @@ KIND = kinds.register(
         run_item=run_export,
         render=_render,
         settings_prefix="EXPORT",
-        event_data=lambda export: {"resource": export.resource, "format": export.format},
+        event_data=_event_data,
         job_noun="export",
         item_noun="file",
     )

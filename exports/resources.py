@@ -27,7 +27,8 @@ class Exportable:
 
     @property
     def filter_names(self) -> list[str]:
-        return [name for name in self.filter_class().fields if name not in ("limit", "cursor")]
+        # keys(): iterating a BindingDict yields the field names; the DRF stubs type it as yielding fields.
+        return [name for name in self.filter_class().fields.keys() if name not in ("limit", "cursor")]
 
 
 def _screenings() -> Exportable:

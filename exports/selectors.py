@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.http import Http404
@@ -13,7 +13,7 @@ from core.api.errors import ApiError
 from core.api.filters import ListFilter
 from core.api.pagination import paginate
 from core.api.timefmt import rfc3339
-from exports.models import Export
+from exports.models import Export, ExportItem
 from metering.auth import KeyContext
 
 STATUS_EXPIRED = "expired"
@@ -53,7 +53,8 @@ def export_document(export: Export) -> dict:
         "progress": progress,
         "size_bytes": export.size_bytes,
         "download_url": f"/api/v1/exports/{export.id}/download" if status == Export.Status.COMPLETED else None,
-        "error": (export.items.first().error if status == Export.Status.FAILED else None),
+        # cast: an export is created with its one item in the same transaction (jobs.flow.create).
+        "error": (cast(ExportItem, export.items.first()).error if status == Export.Status.FAILED else None),
         "created_at": rfc3339(export.created_at),
         "completed_at": rfc3339(export.completed_at),
         "expires_at": rfc3339(export.expires_at),

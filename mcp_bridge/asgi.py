@@ -8,6 +8,7 @@ registered in mcp_bridge.tools and call the same services as the REST API.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -18,6 +19,8 @@ from core.api.ids import is_well_formed_request_id, new_request_id
 
 MCP_ENDPOINT_VERSION = "2026-10-08"
 HEALTH_PATHS = frozenset({"/health", "/mcp/health"})
+
+Receive = Callable[[], Awaitable[dict[str, Any]]]  # an ASGI receive callable
 
 
 def health_body() -> dict[str, str]:
@@ -87,7 +90,7 @@ def _transport_refusal(scope: dict, request_id: str) -> tuple[int, dict] | None:
 INVALID_REQUEST = -32600  # JSON-RPC 2.0
 
 
-async def _read_body(receive):
+async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
     """The whole request body, and a `receive` that hands the same body on (then the client's own messages)."""
     chunks: list[bytes] = []
     while True:
@@ -160,7 +163,7 @@ def build_mcp_application():
             return
         inner = current["inner"]
         sent = _header(scope, b"x-request-id")
-        request_id = sent if is_well_formed_request_id(sent) else new_request_id()
+        request_id = sent if sent is not None and is_well_formed_request_id(sent) else new_request_id()
         path = scope.get("path", "")
         method = scope.get("method", "GET")
         if path.rstrip("/") in HEALTH_PATHS:
@@ -187,8 +190,8 @@ def build_mcp_application():
 
         refused = _transport_refusal(scope, request_id)
         if refused is not None:
-            status, body = refused
-            await _send_json(send, status, body, request_id)
+            status, refusal = refused
+            await _send_json(send, status, refusal, request_id)
             return
 
         body, receive = await _read_body(receive)

@@ -20,6 +20,7 @@ from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
+from django.http import HttpResponse
 
 from metering.access_log import TOOL_ENVIRON_KEY
 
@@ -104,7 +105,8 @@ def call(
     # request_finished signals: the tool call's frame (mcp_bridge.calls.run_like_a_request) does their
     # connection handling once around the whole call.
     response = _handler.get_response(WSGIRequest(environ))
-    content = b"".join(response) if response.streaming else response.content
+    # Every non-streaming Django response is an HttpResponse; streaming ones are read by iterating.
+    content = response.content if isinstance(response, HttpResponse) else b"".join(response)
     try:
         parsed = json.loads(content) if content else None
     except ValueError:

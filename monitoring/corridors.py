@@ -211,7 +211,7 @@ def execute(claimed: runs.Claimed) -> None:
         return
     violations: list[dict] = []
     request = parse_route_request(monitor.request, violations)
-    if violations:
+    if violations or request is None:
         raise FieldViolation(violations, "The monitor's stored route is no longer valid; create it again.")
     account = monitor.account
     state = quota.current_state(account, monitor.environment, quota.KIND_ASSESSMENT)

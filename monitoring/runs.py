@@ -32,7 +32,7 @@ from django.utils import timezone
 from core.api.errors import ApiError
 from core.leases import KindRegistry, Lease, LeaseLost, SweepReport
 from core.task_sending import send_each, task_named
-from monitoring.models import RunStatus
+from monitoring.models import CorridorMonitor, CorridorMonitorRun, RunStatus, VesselMonitor, VesselMonitorRun
 
 logger = logging.getLogger("service.monitoring")
 
@@ -58,8 +58,8 @@ class MonitorKind:
     scheduled: the monitors the schedule runs (e.g. live mode only). execute: runs one claimed run."""
 
     name: str
-    monitor_model: type[models.Model]
-    run_model: type[models.Model]
+    monitor_model: type[VesselMonitor] | type[CorridorMonitor]
+    run_model: type[VesselMonitorRun] | type[CorridorMonitorRun]
     cadence: timedelta
     scheduled: Callable[[models.QuerySet], models.QuerySet]
     execute: Callable[[Any], None]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model, password_validation
@@ -48,8 +49,9 @@ class SignupForm(forms.Form):
             )
         return email
 
-    def clean(self) -> dict:
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data  # what forms.Form.clean() returns
         email, password = cleaned.get("email"), cleaned.get("password")
         if email and password:
             # The same rules for every address: validated against an unsaved user, never the stored one.

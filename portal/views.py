@@ -348,10 +348,10 @@ def access_log_page(request: HttpRequest, account: Account) -> HttpResponse:
             filters["cursor"] = decode_cursor(request.GET["cursor"])
         except FieldViolation:
             return redirect(reverse("accounts:access-log"))
-    entries = None
-    for environment in environments:
-        scoped = selectors.filtered_entries(_Owner(account.pk, environment), {})
-        entries = scoped if entries is None else entries | scoped
+    first, *others = environments
+    entries = selectors.filtered_entries(_Owner(account.pk, first), {})
+    for environment in others:
+        entries = entries | selectors.filtered_entries(_Owner(account.pk, environment), {})
     page = paginate(entries, filters, plural="entries", render=lambda entry: entry)
     return _page(
         request,

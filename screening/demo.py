@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from typing import TypedDict, Unpack
 
 from screening.records import (
     RECORD_ENTITY,
@@ -86,7 +87,25 @@ HULLS = (
 )
 
 
-def _listed(source: str, record_type: str, name: str, record_id: str, **fields: object) -> ListedRecord:
+class _ListedFields(TypedDict, total=False):
+    """The ListedRecord fields `_listed` passes through (all but those it takes as arguments)."""
+
+    aliases: tuple[str, ...]
+    imo: str | None
+    imo_check_digit_valid: bool | None
+    mmsi: str | None
+    company_numbers: tuple[str, ...]
+    programs: tuple[str, ...]
+    listed_on: str | None
+    source_url: str | None
+    flags: tuple[str, ...]
+    vessel_type: str | None
+    tags: tuple[str, ...]
+    dataset: str | None
+    owners: tuple[str, ...]
+
+
+def _listed(source: str, record_type: str, name: str, record_id: str, **fields: Unpack[_ListedFields]) -> ListedRecord:
     return ListedRecord(source=source, record_type=record_type, name=name, source_record_id=record_id, **fields)
 
 
@@ -276,7 +295,40 @@ def _year(year: int) -> int:
     return year + (date.today().year - DEMO_AUTHORED_ON.year)
 
 
-def _particulars(register: str, imo: str, name: str | None, **fields: object) -> RegisterRecord:
+class _RegisterFields(TypedDict, total=False):
+    """The RegisterRecord fields `_particulars` passes through (all but those it sets itself)."""
+
+    former_names: tuple[str, ...]
+    flag: str | None
+    former_flags: tuple[str, ...]
+    mmsi: str | None
+    ship_type: str | None
+    build_year: int | None
+    dwt: int | None
+    gt: int | None
+    registered_owner: str | None
+    registered_owner_country: str | None
+    manager: str | None
+    manager_country: str | None
+    operator: str | None
+    operator_country: str | None
+    beneficial_owner: str | None
+    owner_lei: str | None
+    class_society: str | None
+
+
+class _Ownership(TypedDict, total=False):
+    """The ownership fields of a demo register record, shared by several hulls."""
+
+    registered_owner: str
+    registered_owner_country: str
+    manager: str
+    manager_country: str
+    beneficial_owner: str
+    owner_lei: str
+
+
+def _particulars(register: str, imo: str, name: str | None, **fields: Unpack[_RegisterFields]) -> RegisterRecord:
     return RegisterRecord(register=register, imo=imo, name=name, as_of=_shift(date(2026, 11, 1)), **fields)
 
 
@@ -301,7 +353,7 @@ def register_snapshots() -> list[ParsedSnapshot]:
     tokyo = "tokyo_mou_psc"
     paris = "paris_mou_thetis"
     apcis = "apcis_tokyo_mou_history"
-    transparent = {
+    transparent: _Ownership = {
         "registered_owner": "Demo Nordic Shipowning AS",
         "registered_owner_country": "NO",
         "manager": "Demo Nordic Ship Management AS",
@@ -309,13 +361,13 @@ def register_snapshots() -> list[ParsedSnapshot]:
         "beneficial_owner": "Demo Nordic Holding ASA",
         "owner_lei": "5493DEMO000000000001",
     }
-    opaque = {
+    opaque: _Ownership = {
         "registered_owner": "Demo Ocean Star Inc",
         "registered_owner_country": "MH",
         "manager": "Demo Gulf Marine Services FZE",
         "manager_country": "AE",
     }
-    middling = {
+    middling: _Ownership = {
         "registered_owner": "Demo Pacific Bulk SA",
         "registered_owner_country": "PA",
         "manager": "Demo Pacific Bulk Management Ltd",

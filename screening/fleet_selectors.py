@@ -68,7 +68,9 @@ class FleetFilter(ListFilter):
 
 class ExposureFilter(ListFilter):
     limit = QueryLimitField(default_size=EXPOSURE_DEFAULT_HULLS, maximum=EXPOSURE_MAX_HULLS)
-    cursor = None  # a ranking, not a list: `limit` bounds the hull rows
+    # A ranking, not a list: `limit` bounds the hull rows. DRF drops an inherited declared field set
+    # to None, which the stubs cannot express (they see an attribute of the base's field type).
+    cursor = None  # type: ignore[assignment]
 
 
 class ChangesFilter(ListFilter):

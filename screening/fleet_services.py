@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 from django.db import transaction
 from django.utils import timezone
@@ -73,7 +73,9 @@ def read_imo_list(values: Any, field: str, method: str) -> list[str]:
         parsed, violation = read_imo(value, correction=False, field=where, resend=resend)
         if violation is not None:
             violations.append(violation)
-        elif not parsed.check_digit_valid:
+            continue
+        assert parsed is not None  # read_imo gives the parsed IMO whenever it gives no violation
+        if not parsed.check_digit_valid:
             violations.append(
                 {
                     "field": where,
@@ -97,6 +99,10 @@ def read_imo_list(values: Any, field: str, method: str) -> list[str]:
     return imos
 
 
+@overload
+def _read_name(body: dict, method: str, *, required: Literal[True]) -> str: ...
+@overload
+def _read_name(body: dict, method: str, *, required: Literal[False]) -> str | None: ...
 def _read_name(body: dict, method: str, *, required: bool) -> str | None:
     if "name" not in body and not required:
         return None

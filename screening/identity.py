@@ -121,6 +121,7 @@ def _live_lookup(imo: str) -> list[dict]:
     for register in LIVE_REGISTERS:
         if register not in cached and not to_ask.get(register):
             continue  # not configured here: not consulted, so no row (2.5)
+        name: str | None
         if register in cached:
             name = cached[register].name
             rows.append(_row(register, name, reachable=True))

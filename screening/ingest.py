@@ -19,8 +19,9 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import TypeVar
 
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from screening.models import InspectionEntry, ListedEntry, RegisterEntry, SourceSnapshot
@@ -113,15 +114,18 @@ def active_snapshot(source: str, edition: str = "") -> SourceSnapshot | None:
     )
 
 
-def _bulk(model: type, rows: Iterable[object]) -> None:
-    batch = []
+_RowModel = TypeVar("_RowModel", bound=models.Model)
+
+
+def _bulk(manager: models.Manager[_RowModel], rows: Iterable[_RowModel]) -> None:
+    batch: list[_RowModel] = []
     for row in rows:
         batch.append(row)
         if len(batch) >= BULK_BATCH:
-            model.objects.bulk_create(batch)
+            manager.bulk_create(batch)
             batch = []
     if batch:
-        model.objects.bulk_create(batch)
+        manager.bulk_create(batch)
 
 
 def load_snapshot(
@@ -169,7 +173,7 @@ def load_snapshot(
                 removed=len(previous_keys - new_keys) if previous else 0,
             )
             _bulk(
-                ListedEntry,
+                ListedEntry.objects,
                 (
                     ListedEntry(snapshot=snapshot, record=record_to_json(r))
                     for r in parsed.records
@@ -177,7 +181,7 @@ def load_snapshot(
                 ),
             )
             _bulk(
-                RegisterEntry,
+                RegisterEntry.objects,
                 (
                     RegisterEntry(snapshot=snapshot, register=r.register, imo=r.imo, record=record_to_json(r))
                     for r in parsed.records
@@ -185,7 +189,7 @@ def load_snapshot(
                 ),
             )
             _bulk(
-                InspectionEntry,
+                InspectionEntry.objects,
                 (
                     InspectionEntry(snapshot=snapshot, register=r.register, imo=r.imo, record=record_to_json(r))
                     for r in parsed.records

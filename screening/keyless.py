@@ -307,9 +307,11 @@ def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -
     # older one, never under a newer state it did not see.
     fingerprint = coverage_fingerprint(datastate.current())
     cached = cached_check(imo, fingerprint)
-    if cached is not None:
+    # The check and its report are cached apart; a check whose report is gone (evicted) is a miss.
+    report = cached_report(imo, fingerprint) if cached is not None else None
+    if cached is not None and report is not None:
         counted = count_call(ip)
-        return KeylessOutcome(200, cached, counted.headers(), from_cache=True, report=cached_report(imo, fingerprint))
+        return KeylessOutcome(200, cached, counted.headers(), from_cache=True, report=report)
     waiting_key = f"keyless:waiting:{ip}"
     waiting = shared_state.incr(waiting_key, 60)
     try:

@@ -136,6 +136,7 @@ def load_files(
     allow_shrink: bool = False,
 ) -> RefreshOutcome:
     """Parse and load files already in hand (a local file, or a download), keyed by part (see parts_of)."""
+    parts: tuple[str, ...]
     if name in REGISTER_STORES:
         parse = register_parser(name, kind)
         snapshot_edition = kind

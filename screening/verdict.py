@@ -285,7 +285,11 @@ def decide_sanctions(
 ) -> SanctionsOutcome:
     gaps = sorted(set(unavailable_sources) & set(SANCTIONS_SOURCES))
     corroborated = {
-        h.record.imo for h in hits if _hull_imo_listing(h, hull_imo) and _role(h.record.source) == ROLE_DESIGNATING
+        h.record.imo
+        for h in hits
+        if h.record.imo is not None  # always so when _hull_imo_listing holds (record.imo == hull_imo)
+        and _hull_imo_listing(h, hull_imo)
+        and _role(h.record.source) == ROLE_DESIGNATING
     }
     kinds = [_classify(hit, hull_imo, identity_basis, corroborated) for hit in hits]
     red = [h for h, k in zip(hits, kinds, strict=True) if k == _RED]

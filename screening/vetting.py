@@ -116,7 +116,8 @@ def assess_vetting(
     scores = _factor_scores(records, inspections, ownership, today)
     detention_count = sum(1 for i in inspections if i.detained)
     age = vessel_age(records, today)
-    observed = {name: NOMINAL_WEIGHTS[name] for name, score in scores.items() if score is not None}
+    observed_scores = {name: score for name, score in scores.items() if score is not None}
+    observed = {name: NOMINAL_WEIGHTS[name] for name in observed_scores}
     if not observed:
         return _blank("not_assessed", detention_count=detention_count, vessel_age=age, factors=_unobserved_factors())
     weights = _rescale(observed)
@@ -124,7 +125,7 @@ def assess_vetting(
         {"name": name, "observed": scores[name] is not None, "weight_pct": weights.get(name, 0), "score": scores[name]}
         for name in NOMINAL_WEIGHTS
     ]
-    weighted = round(sum(weights[name] * scores[name] for name in weights) / 100)  # type: ignore[operator]
+    weighted = round(sum(weights[name] * observed_scores[name] for name in weights) / 100)
     score = weighted
     block: dict = {}
     if floor_basis in FLOOR_VALUES:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from accounts.models import ENV_LIVE, Account
 from core.api.errors import FieldViolation
@@ -30,6 +30,7 @@ from jobs.flow import (  # noqa: F401  (the voyage batch names of the flow's out
     LeaseLost,
     SweepReport,
 )
+from jobs.models import Job
 from metering import quota
 from voyages import selectors
 from voyages.models import VoyageBatch, VoyageBatchItem
@@ -68,7 +69,8 @@ KIND = kinds.register(
         item_model=VoyageBatchItem,
         quota_kind=quota.KIND_ASSESSMENT,
         run_item=run_route,
-        render=selectors.batch_document,
+        # The flow renders only this kind's jobs, VoyageBatch rows; JobKind is not generic in its job model.
+        render=cast(Callable[[Job], dict], selectors.batch_document),
         settings_prefix="VOYAGE_BATCH",
         job_noun="batch",
         item_noun="route",
@@ -162,7 +164,8 @@ def dispatch(item_ids: Iterable[str]) -> int:
 def claim_item(item_id: str, now: datetime | None = None) -> tuple[VoyageBatchItem, int] | None:
     """(item, attempt) when this worker now holds the item, else None."""
     run = flow.claim(KIND, item_id, now)
-    return None if run is None else (run.item, run.attempt)
+    # cast: the flow claims the item from this kind's item_model, VoyageBatchItem.
+    return None if run is None else (cast(VoyageBatchItem, run.item), run.attempt)
 
 
 def run_item(item_id: str, now: datetime | None = None) -> str:

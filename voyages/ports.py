@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from django.db import DatabaseError
 from django.db.models import QuerySet
@@ -41,6 +42,9 @@ from core.versioned_state import VersionedState
 from screening.normalize import compact, fold
 from voyages import port_corrections
 from voyages.port_aliases import PORT_ALIASES
+
+if TYPE_CHECKING:
+    from voyages.models import LayerSnapshot
 
 MAX_PORT_SNAP_NM = 150.0
 # The last 40 nm to a berth may follow a river or dredged channel the 1 km land mask cannot see.
@@ -309,7 +313,7 @@ def parse_unlocode_aliases(data: bytes, catalogue: PortCatalogue) -> tuple[list[
     return aliases, skipped
 
 
-def load_unlocode_aliases(data: bytes, origin: str) -> object:
+def load_unlocode_aliases(data: bytes, origin: str) -> LayerSnapshot:
     """Load an alias file as the serving `port_aliases` layer (atomic; a bad file changes nothing)."""
     from voyages.layers.loading import activate_layer, fail_layer
 

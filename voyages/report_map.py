@@ -12,6 +12,7 @@ EEZs can be highlighted by the caller.
 from __future__ import annotations
 
 from html import escape
+from typing import cast
 
 import numpy as np
 
@@ -75,7 +76,9 @@ def land_grid(west: float, south: float, east: float, north: float, columns: int
     lats = north - (np.arange(rows)[:, None] + offsets[None, :]).ravel() * step_lat
     grid_lon, grid_lat = np.meshgrid(((lons + 180) % 360) - 180, np.clip(lats, -89.9, 89.9))
     fine = np.asarray(landmask.is_land(grid_lat, grid_lon), dtype=bool)
-    return fine.reshape(rows, SUBSAMPLES, columns, SUBSAMPLES).all(axis=(1, 3))
+    # Reducing axes 1 and 3 of a 4-D array leaves a 2-D array, never a scalar; numpy's stubs type
+    # ndarray.all(axis=...) as either.
+    return cast(np.ndarray, fine.reshape(rows, SUBSAMPLES, columns, SUBSAMPLES).all(axis=(1, 3)))
 
 
 def route_svg(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from core.api.timefmt import rfc3339
 from voyages.layers import jwc
@@ -114,7 +115,7 @@ def _drivers(signals: dict[str, tuple[int, int | None, str]], floor_basis: str |
 
 
 def assess_route_risk(route: RouteInput, *, as_of: datetime, layers: LayerSet, forecast: Forecast | None) -> RiskResult:
-    areas = []
+    areas: list[dict[str, Any]] = []
     hostile = named_port = False
     for area in jwc.LISTED_AREAS:
         share = fraction_inside(route, area.polygon)

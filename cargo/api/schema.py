@@ -228,7 +228,9 @@ class CargoScreeningInput(serializers.Serializer):
     discharge_port = LocodeField(
         required=False, allow_null=True, help_text="UN/LOCODE of the discharge port (GET /api/v1/ports finds it)."
     )
-    parties = PartyInputSchema(
+    # many=True hands max_length (like allow_empty) to the ListSerializer it builds (DRF >= 3.15); the DRF
+    # stubs list max_length only on ListSerializer, not on the many=True constructor.
+    parties = PartyInputSchema(  # type: ignore[call-arg]
         many=True,
         allow_empty=False,
         max_length=MAX_PARTIES,
@@ -292,7 +294,9 @@ class CargoPortSchema(serializers.Serializer):
 
 class CargoExportControlSchema(serializers.Serializer):
     category = serializers.ChoiceField(choices=[c.key for c in export_controls.CATEGORIES])
-    label = serializers.CharField()
+    # A declared field named like Field.label: the serializer metaclass pops it out of the class body, so
+    # nothing is overridden, but the DRF stubs read it as replacing the str attribute.
+    label = serializers.CharField()  # type: ignore[assignment]
     country_code = serializers.CharField()
     direction = serializers.ChoiceField(
         choices=[export_controls.TO, export_controls.FROM, export_controls.EITHER],

@@ -77,10 +77,12 @@ class _ResourceName(serializers.CharField):
 
 def _filter_member(field: serializers.Field) -> serializers.Field:
     """A list filter as a member of an export's `filters`."""
+    # Field.__new__ keeps each field's constructor arguments as _args/_kwargs (DRF re-creates fields from
+    # them when copying); the DRF stubs do not declare these attributes.
     if isinstance(field, QueryBooleanField):
-        return _FilterFlag(*field._args, **field._kwargs)
+        return _FilterFlag(*field._args, **field._kwargs)  # type: ignore[attr-defined]
     if type(field) is serializers.CharField and field.trim_whitespace and not field.allow_blank:
-        return _FilterText(*field._args, **field._kwargs)
+        return _FilterText(*field._args, **field._kwargs)  # type: ignore[attr-defined]
     return copy.deepcopy(field)
 
 
@@ -116,9 +118,12 @@ def _resource_request(exportable: resources.Exportable) -> type[serializers.Seri
 
 
 def _published_request() -> PolymorphicProxySerializer:
+    def members() -> dict[str, serializers.Serializer | type[serializers.Serializer]]:
+        return {name: _resource_request(resources.get(name)) for name in resources.names()}
+
     return PolymorphicProxySerializer(
         component_name="ExportInput",
-        serializers=lambda: {name: _resource_request(resources.get(name)) for name in resources.names()},
+        serializers=members,
         resource_type_field_name="resource",
     )
 

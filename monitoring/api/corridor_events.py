@@ -36,7 +36,9 @@ class CorridorComparedSchema(serializers.Serializer):
 
 class CorridorChangeSchema(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["risk_level", "score", "score_floor", "listed_area"])
-    label = serializers.ChoiceField(choices=["Risk level", "Score", "Score floor", "Listed area"])
+    # A declared field named like Field.label: the serializer metaclass pops it out of the class body, so
+    # nothing is overridden, but the DRF stubs read it as replacing the str attribute.
+    label = serializers.ChoiceField(choices=["Risk level", "Score", "Score floor", "Listed area"])  # type: ignore[assignment]
     previous = serializers.JSONField(allow_null=True, help_text="The baseline's value (null: none)")
     current = serializers.JSONField(allow_null=True, help_text="This run's value (null: none)")
     direction = serializers.ChoiceField(

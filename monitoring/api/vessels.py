@@ -109,7 +109,9 @@ class MonitorListSchema(serializers.Serializer):
 
 
 class ChangeSchema(serializers.Serializer):
-    label = serializers.ChoiceField(choices=["Sanctions status", "Ownership opacity", "Vetting grade"])
+    # A declared field named like Field.label: the serializer metaclass pops it out of the class body, so
+    # nothing is overridden, but the DRF stubs read it as replacing the str attribute.
+    label = serializers.ChoiceField(choices=["Sanctions status", "Ownership opacity", "Vetting grade"])  # type: ignore[assignment]
     previous = serializers.CharField(allow_null=True)
     current = serializers.CharField(allow_null=True)
     severity = serializers.ChoiceField(choices=["critical", "high", "low"])

@@ -48,7 +48,9 @@ class ListEditionSchema(serializers.Serializer):
 
 class MatchSchema(serializers.Serializer):
     name = serializers.CharField()
-    source = serializers.ChoiceField(
+    # The DRF stubs read a field named like a Field attribute (source, label) as overriding it; the
+    # serializer metaclass pops declared fields out of the class body, so nothing is overridden.
+    source = serializers.ChoiceField(  # type: ignore[assignment]
         choices=[
             "ofac_sdn",
             "un_sanctions",
@@ -82,7 +84,7 @@ class SanctionsSchema(serializers.Serializer):
 
 
 class OwnershipFactorSchema(serializers.Serializer):
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # declared field: see MatchSchema.source
     points = serializers.IntegerField()
 
 
@@ -120,7 +122,7 @@ class VettingSchema(serializers.Serializer):
 
 
 class SourceRowSchema(serializers.Serializer):
-    source = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]  # declared field: see MatchSchema.source
     status = serializers.ChoiceField(choices=["ok", "error", "not_requested"])
     checked_at = serializers.DateTimeField(allow_null=True)
     basis = serializers.ChoiceField(

@@ -49,6 +49,8 @@ def vessel_report(request: HttpRequest, imo: str) -> HttpResponse:
                 response[name] = value
             return response
         report = outcome.report
+    if report is None:  # run_check answers with the report it screened or found cached, never without one
+        raise RuntimeError(f"the keyless check of IMO {parsed} came back without its report")
     sanctions = report["sanctions"]
     meaning, treatment = STATUS_MEANING[sanctions["status"]]
     context = {

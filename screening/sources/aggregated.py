@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import re
+from typing import TypedDict
 
 from screening.imo import imo_check_digit_valid
 from screening.records import RECORD_ENTITY, RECORD_VESSEL, ListedRecord, ParsedSnapshot
@@ -31,6 +32,18 @@ def _imo(values: list[str]) -> str | None:
     return None
 
 
+class _EntityListing(TypedDict):
+    """The ListedRecord fields every dataset entity gives, vessel or entity."""
+
+    source: str
+    name: str
+    source_record_id: str
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    programs: tuple[str, ...]
+    source_url: str
+
+
 def _record(
     entity_id: str,
     is_vessel: bool,
@@ -44,7 +57,7 @@ def _record(
     url: str | None,
 ) -> ListedRecord:
     imo = _imo(imos)
-    common = {
+    common: _EntityListing = {
         "source": SOURCE,
         "name": name,
         "source_record_id": entity_id,

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from typing import TypedDict
 
 from screening.imo import imo_check_digit_valid
 from screening.records import RECORD_ENTITY, RECORD_VESSEL, ListedRecord, ParsedSnapshot
-from screening.sources.formats import children, iso_timestamp, read_vessel_listing, xml_root
+from screening.sources.formats import VesselParticulars, children, iso_timestamp, read_vessel_listing, xml_root
 
 SOURCE = "eu_sanctions"
 MIRRORS = ("eu_journal_sanctions", "eu_sanctions_map")
@@ -52,6 +53,18 @@ def _identification_words(ident: ET.Element) -> str:
     return f"{ident.get('identificationTypeDescription', '')} {ident.get('remark', '')} {remarks}"
 
 
+class _FsfListing(TypedDict):
+    """The ListedRecord fields every sanctionEntity gives, vessel or entity."""
+
+    source: str
+    name: str
+    aliases: tuple[str, ...]
+    source_record_id: str | None
+    programs: tuple[str, ...]
+    listed_on: str | None
+    dataset: str
+
+
 def _fsf_record(entity: ET.Element, warnings: list[str]) -> ListedRecord | None:
     record_id = entity.get("euReferenceNumber") or entity.get("logicalId")
     names = _fsf_names(entity)
@@ -72,7 +85,7 @@ def _fsf_record(entity: ET.Element, warnings: list[str]) -> ListedRecord | None:
             hull_imos.append(number)
         else:
             company_numbers.append(number)
-    common = {
+    common: _FsfListing = {
         "source": SOURCE,
         "name": names[0],
         "aliases": tuple(names[1:]),
@@ -107,7 +120,7 @@ def parse_journal_mirror_csv(data: bytes, dataset: str) -> ParsedSnapshot:
     if dataset not in MIRRORS:
         raise ValueError(f"dataset must be one of {', '.join(MIRRORS)}")
 
-    def particulars(row: dict[str, str], imo: str) -> dict[str, object]:
+    def particulars(row: dict[str, str], imo: str) -> VesselParticulars:
         return {
             "source_record_id": f"{dataset}:{imo}",
             "programs": (dataset,),

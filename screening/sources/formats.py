@@ -13,7 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, date, datetime, time
-from typing import Literal
+from typing import Literal, TypedDict
 
 import pycountry
 
@@ -110,12 +110,29 @@ def csv_rows(
     )
 
 
+class VesselParticulars(TypedDict, total=False):
+    """The ListedRecord fields a vessel listing's `particulars(row, imo)` may give: every field
+    read_vessel_listing does not set itself (source, record_type, name, imo and its check, listed_on)."""
+
+    source_record_id: str | None
+    aliases: tuple[str, ...]
+    mmsi: str | None
+    company_numbers: tuple[str, ...]
+    programs: tuple[str, ...]
+    source_url: str | None
+    flags: tuple[str, ...]
+    vessel_type: str | None
+    tags: tuple[str, ...]
+    dataset: str | None
+    owners: tuple[str, ...]
+
+
 def read_vessel_listing(
     data: bytes,
     *,
     source: str,
     expected_header: Sequence[str],
-    particulars: Callable[[dict[str, str], str], dict[str, object]],
+    particulars: Callable[[dict[str, str], str], VesselParticulars],
     warn_failed_check_digit: bool = False,
 ) -> tuple[list[ListedRecord], list[str]]:
     """The vessel records and warnings of an operator-saved vessel listing CSV (UN 1718, EU mirrors, Ukraine).

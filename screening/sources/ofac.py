@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from typing import TypedDict
 
 from screening.imo import imo_check_digit_valid
 from screening.records import RECORD_ENTITY, RECORD_VESSEL, ListedRecord, ParsedSnapshot
@@ -61,6 +62,17 @@ def _programs(text: str) -> tuple[str, ...]:
     return tuple(p.strip() for p in re.split(r"[;,]", text) if p.strip())
 
 
+class _SdnListing(TypedDict):
+    """The ListedRecord fields every SDN row gives, vessel or entity."""
+
+    source: str
+    name: str
+    source_record_id: str
+    programs: tuple[str, ...]
+    source_url: str
+    aliases: tuple[str, ...]
+
+
 def _record(
     ent_num: str,
     name: str,
@@ -75,7 +87,7 @@ def _record(
 ) -> ListedRecord:
     is_vessel = sdn_type.lower() == "vessel"
     names = list(dict.fromkeys(a for a in aliases + _FORMER_NAME.findall(remarks) if a))
-    common = {
+    common: _SdnListing = {
         "source": SOURCE,
         "name": name,
         "source_record_id": ent_num,

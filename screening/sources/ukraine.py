@@ -10,13 +10,13 @@ is a vessel; an exact IMO hit on it is AMBER shape 2 and floors vetting at 61 (c
 from __future__ import annotations
 
 from screening.records import ParsedSnapshot
-from screening.sources.formats import flag_codes, read_vessel_listing
+from screening.sources.formats import VesselParticulars, flag_codes, read_vessel_listing
 
 SOURCE = "ua_war_sanctions"
 HEADER = ("name", "imo", "flag", "listed_on", "reason", "url")
 
 
-def _particulars(row: dict[str, str], imo: str) -> dict[str, object]:
+def _particulars(row: dict[str, str], imo: str) -> VesselParticulars:
     return {
         "source_record_id": f"ua-{imo}",
         "flags": flag_codes(row.get("flag", "")),

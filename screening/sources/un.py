@@ -18,7 +18,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from screening.records import RECORD_ENTITY, ListedRecord, ParsedSnapshot
-from screening.sources.formats import flag_codes, iso_timestamp, read_vessel_listing, xml_root
+from screening.sources.formats import VesselParticulars, flag_codes, iso_timestamp, read_vessel_listing, xml_root
 
 SOURCE = "un_sanctions"
 _IMO_NUMBER = re.compile(r"IMO\)?\s*(?:number|Number|NUMBER)?\s*:?\s*(\d{7})\b")
@@ -61,7 +61,7 @@ def parse_consolidated_xml(data: bytes) -> ParsedSnapshot:
     return ParsedSnapshot(SOURCE, records=records, published_at=published)
 
 
-def _vessel_particulars(row: dict[str, str], imo: str) -> dict[str, object]:
+def _vessel_particulars(row: dict[str, str], imo: str) -> VesselParticulars:
     return {
         "source_record_id": row.get("reference") or None,
         "programs": ("DPRK 1718",),

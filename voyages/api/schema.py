@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -49,7 +51,7 @@ class _ViaPointField(serializers.JSONField):
     pass
 
 
-def _number(name: str, **kwargs: object) -> serializers.FloatField:
+def _number(name: str, **kwargs: Any) -> serializers.FloatField:
     minimum, maximum = NUMBER_RANGES[name]
     return serializers.FloatField(required=False, allow_null=True, min_value=minimum, max_value=maximum, **kwargs)
 
@@ -102,8 +104,10 @@ class RouteSchema(serializers.Serializer):
 
 
 class DriverSchema(serializers.Serializer):
-    source = serializers.CharField()
-    label = serializers.CharField()
+    # Declared fields named like Field attributes (source, label): the serializer metaclass pops them out
+    # of the class body, so nothing is overridden, but the DRF stubs read them as replacing those attributes.
+    source = serializers.CharField()  # type: ignore[assignment]
+    label = serializers.CharField()  # type: ignore[assignment]
     summary = serializers.CharField()
     event_count = serializers.IntegerField(allow_null=True)
     signal_score = serializers.IntegerField()
@@ -149,7 +153,9 @@ class VoyageScoreFloorSchema(serializers.Serializer):
 
 
 class VoyageSourceSchema(serializers.Serializer):
-    source = serializers.CharField()
+    # A declared field named like Field.source: the serializer metaclass pops it out of the class body, so
+    # nothing is overridden, but the DRF stubs read it as replacing the attribute.
+    source = serializers.CharField()  # type: ignore[assignment]
     status = serializers.CharField()
     checked_at = serializers.DateTimeField(allow_null=True)
     basis = serializers.CharField()

@@ -168,6 +168,8 @@ class PiracyLayer:
                 else "No incident file is loaded; the route crosses no piracy hot spot of the prior."
             )
             return signal, None, summary
+        # Not the prior, so the incident list is non-empty and `latest` was set in __init__.
+        assert self.latest is not None
         weighted, count = self._near(route)
         density = weighted / length_k
         signal = round(100 * (1 - math.exp(-density / DENSITY_SCALE)))

@@ -96,7 +96,7 @@ def regimes_for_port(locode: str, country_code: str) -> tuple[str | None, list[s
     """(kind, regime names, region) for a port: its region's regime when it has one, else its country's."""
     region = REGION_PORTS.get(locode.upper())
     if region is not None:
-        name, kind, names = region
-        return kind, list(names), name
+        region_name, region_kind, region_names = region
+        return region_kind, list(region_names), region_name
     kind, names = regimes_for(country_code)
     return kind, names, None

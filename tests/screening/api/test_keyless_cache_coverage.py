@@ -128,3 +128,16 @@ def test_a_list_dropped_by_another_process_drops_the_cached_clear_here(client):
     assert body["sanctions"]["status"] == "INCOMPLETE"
     assert body["sanctions"]["coverageComplete"] is False
     assert "eu_sanctions" in body["sanctions"]["coverageGaps"]
+
+
+def test_a_cached_check_whose_report_was_evicted_is_screened_again_and_its_page_renders(demo_world, client):
+    from django.core.cache import cache
+
+    _cached_clear(client)
+    fingerprint = keyless.coverage_fingerprint(datastate.current())
+    cache.delete(keyless._report_key(demo.GREEN_CLEAN, fingerprint))  # evicted apart from the check
+    again = _fresh()
+    assert not again.from_cache and again.report is not None
+    cache.delete(keyless._report_key(demo.GREEN_CLEAN, fingerprint))
+    page = client.get(f"/vessels/{demo.GREEN_CLEAN}/report", REMOTE_ADDR="198.51.100.23")
+    assert page.status_code == 200  # was a TypeError (500): the page read a report that was not there
