@@ -14,6 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -26,6 +27,9 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from accounts.models import Account
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User  # the login model (AUTH_USER_MODEL is not swapped)
 
 CONFIRM_SALT = "accounts.signup.confirm"
 # A confirmation link works for two days (SIGNUP_LINK_MAX_AGE_SECONDS overrides it).
@@ -101,7 +105,7 @@ class LinkProblem(Exception):
         self.message = message
 
 
-def user_for_token(token: str) -> AbstractBaseUser:
+def user_for_token(token: str) -> User:
     """The user a confirmation link is for, or LinkProblem (expired, used, replaced, broken)."""
     try:
         payload = signing.loads(token, salt=CONFIRM_SALT, max_age=link_max_age())
@@ -173,7 +177,7 @@ def opening_date() -> date:
     return timezone.now().date()
 
 
-def confirm_signup(user: AbstractBaseUser) -> Account:
+def confirm_signup(user: User) -> Account:
     """Activate the login and open its account (or link the account an operator opened for the address)."""
     with transaction.atomic():
         user = type(user).objects.select_for_update().get(pk=user.pk)

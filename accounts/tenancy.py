@@ -21,8 +21,13 @@ from core.api.ids import new_id
 
 
 class Owner(Protocol):
-    account_id: str
-    environment: str
+    """Anything carrying these two, read-only (a key context, a frozen dataclass)."""
+
+    @property
+    def account_id(self) -> str: ...
+
+    @property
+    def environment(self) -> str: ...
 
 
 class TenantQuerySet(models.QuerySet):

@@ -163,7 +163,11 @@ class VesselMonitorReadyData(_MonitorEventData):
 class RiskChange(serializers.Serializer):
     """One field of the verdict that moved (either direction) and both screens agreed on."""
 
-    label = serializers.ChoiceField(choices=["Sanctions status", "Ownership opacity", "Vetting grade"])
+    # The serializer's metaclass takes declared fields out of the class, so this does not replace
+    # Field.label; the stubs see a plain class attribute.
+    label = serializers.ChoiceField(  # type: ignore[assignment]
+        choices=["Sanctions status", "Ownership opacity", "Vetting grade"]
+    )
     previous = serializers.CharField(
         allow_null=True, help_text="RED/AMBER/GREEN, LOW/MEDIUM/HIGH or A to E, as the label says"
     )
@@ -266,7 +270,7 @@ def documented() -> dict[str, tuple[type[serializers.Serializer], str, str]]:
 
 def _published() -> dict[str, tuple[type[serializers.Field], str, str]]:
     """Every type an endpoint can receive (EVENT_TYPES and webhook.test), in that order."""
-    published = {}
+    published: dict[str, tuple[type[serializers.Field], str, str]] = {}
     data = documented()
     for event_type in [*EVENT_TYPES, TEST_EVENT_TYPE]:
         published[event_type] = data.get(event_type) or (

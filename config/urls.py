@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView
 
 from config.health import healthz, readyz
@@ -7,7 +7,7 @@ from config.pages import changelog_page
 from mcp_bridge.views import mcp_health
 from portal.views import operator_login
 
-api_v1 = [
+api_v1: list[URLPattern | URLResolver] = [
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs", SpectacularRedocView.as_view(url_name="openapi"), name="api-docs"),
     path("", include("metering.api.urls")),

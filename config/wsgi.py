@@ -18,9 +18,12 @@ import io
 import os
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.core.wsgi import get_wsgi_application
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import InputStream
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -56,7 +59,8 @@ class RequestBodies:
 
             from core.api.middleware import oversized_body, too_large_answer
 
-            body = original.read(settings.MAX_REQUEST_BODY_BYTES + 1)
+            stream = cast("InputStream", original)  # PEP 3333: a server always provides wsgi.input
+            body = stream.read(settings.MAX_REQUEST_BODY_BYTES + 1)
             refusal = oversized_body(len(body), chunked=True)
             if refusal is not None:
                 drain(original)

@@ -11,17 +11,19 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 StateT = TypeVar("StateT")
+VersionT = TypeVar("VersionT", bound=Hashable)
 
 
 class VersionedState(Generic[StateT]):
     def __init__(
-        self, version: Callable[[], Hashable], build: Callable[[Hashable], StateT], check_seconds: float
+        self, version: Callable[[], VersionT], build: Callable[[VersionT], StateT], check_seconds: float
     ) -> None:
-        self._version = version
-        self._build = build
+        self._version: Callable[[], Hashable] = version
+        # Only ever called with what `version` returned, which the signature above ties to `build`.
+        self._build: Callable[[Any], StateT] = build
         self.check_seconds = check_seconds
         self._lock = threading.Lock()
         self._state: StateT | None = None

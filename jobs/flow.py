@@ -83,7 +83,7 @@ def _lease(kind: JobKind, now: datetime) -> datetime:
 
 
 def _items(kind: JobKind, job_id: str):
-    return kind.item_model.objects.filter(**{f"{kind.job_field}_id": job_id})
+    return kind.item_model._default_manager.filter(**{f"{kind.job_field}_id": job_id})
 
 
 # --- create ---------------------------------------------------------------------------------
@@ -103,14 +103,15 @@ def create(
     """Write the job (with the kind's own `job_fields`) and its items, reserving one unit per accepted
     item when the kind is metered; send the accepted items."""
     accepted = sum(1 for spec in specs if spec.accepted)
-    metered = kind.quota_kind is not None
-    if accepted and metered:
-        quota.ensure_available(account, environment, kind.quota_kind, accepted)
+    quota_kind = kind.quota_kind
+    metered = quota_kind is not None
+    if accepted and quota_kind is not None:
+        quota.ensure_available(account, environment, quota_kind, accepted)
     now = now or timezone.now()
     with transaction.atomic():
         state = (
-            quota.charge(account, environment, kind.quota_kind, accepted, reason=quota.Reason.RESERVATION, at=now)
-            if metered
+            quota.charge(account, environment, quota_kind, accepted, reason=quota.Reason.RESERVATION, at=now)
+            if quota_kind is not None
             else None
         )
         job = kind.job_model.objects.create(
@@ -124,7 +125,7 @@ def create(
             created_at=now,
             completed_at=None if accepted else now,
         )
-        items = kind.item_model.objects.bulk_create(
+        items = kind.item_model._default_manager.bulk_create(
             [
                 kind.item_model(
                     **{kind.job_field: job},
@@ -202,7 +203,7 @@ def claim(kind: JobKind, item_id: str, now: datetime | None = None) -> ItemRun |
     with transaction.atomic():
         if not kind.lease.claim(Q(pk=item_id, status=JobItem.Status.QUEUED), now):
             return None
-        item = kind.item_model.objects.select_related(f"{kind.job_field}__account").get(pk=item_id)
+        item = kind.item_model._default_manager.select_related(f"{kind.job_field}__account").get(pk=item_id)
         kind.job_model.objects.filter(pk=getattr(item, f"{kind.job_field}_id"), status=Job.Status.QUEUED).update(
             status=Job.Status.RUNNING
         )

@@ -12,6 +12,7 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
+from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
 from django.core.cache import cache
@@ -29,6 +30,9 @@ from core.api.errors import ApiError
 from core.compiled_query import CompiledQuery
 from metering import ratelimit
 from metering.switches import current_switches
+
+if TYPE_CHECKING:
+    from django_redis.cache import RedisCache
 
 KEY_CACHE_SECONDS = 30
 # Outlives every cached row; when it is evicted or expires, the rows cached under it are no longer believed.
@@ -101,7 +105,8 @@ def key_cache_is_shared() -> bool:
     in another process, so there every request reads the key row (one indexed SQLite read,
     about 0.1 ms) and revocation takes effect on the next request in every process.
     """
-    backend = settings.CACHES["default"]["BACKEND"]
+    # A dotted path; settings' CACHES literal mixes str and dict values, so the checker widens them.
+    backend = cast(str, settings.CACHES["default"]["BACKEND"])
     return not backend.endswith(("LocMemCache", "DummyCache"))
 
 
@@ -261,7 +266,8 @@ def _read_cached_with_rate(parsed: keys.ParsedKey) -> tuple[dict, ratelimit.Queu
         rate = queued.result(client, replies[1])
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
         return None  # the usual path falls back as it does while Redis is unreachable
-    decode, names = cache.client.decode, (generation_key, entry_key)
+    # _shared_redis_for_keys answered only because the default cache is django_redis's.
+    decode, names = cast("RedisCache", cache).client.decode, (generation_key, entry_key)
     cached = {name: decode(value) for name, value in zip(names, replies[0], strict=True) if value is not None}
     return cached, queued, rate
 

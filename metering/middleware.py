@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import middleware as auth
@@ -28,14 +29,28 @@ from django.utils import timezone
 
 from core.api.clientip import client_ip
 from core.api.errors import ApiError, backing_service_down, error_json_response, unavailable_error
+from core.api.middleware import ServiceRequest
 from metering import access_log, pace
+
+if TYPE_CHECKING:
+    from metering.auth import KeyContext
 
 logger = logging.getLogger("service.auth")
 
 KEYED_PREFIX = "/api/v1/"
 
 
-def _error_response(request: HttpRequest, error: ApiError) -> HttpResponse:
+class KeyedRequest(ServiceRequest):
+    """A request as this middleware leaves it, for annotations only (see ServiceRequest).
+
+    key_context: set by authenticate_first once the request's key authenticated (read with a
+    default: keyless requests and those refused 401 never get one).
+    """
+
+    key_context: KeyContext
+
+
+def _error_response(request: ServiceRequest, error: ApiError) -> HttpResponse:
     response = error_json_response(request, error.status, error.code, error.message, **error.extra)
     for name, value in error.headers.items():
         response[name] = value
@@ -49,7 +64,7 @@ def _served_by_a_keyed_view(request: HttpRequest) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _keyed_path(urlconf: object, path_info: str) -> bool:
+def _keyed_path(urlconf: str, path_info: str) -> bool:
     """Per URLconf and path, resolved once per process (Django resolves the path again to serve it)."""
     from metering.auth import ApiKeyAuthentication
 
@@ -67,7 +82,7 @@ def _urlconf_changed(setting: str, **kwargs) -> None:
         _keyed_path.cache_clear()
 
 
-def authenticate_first(request: HttpRequest) -> HttpResponse | None:
+def authenticate_first(request: KeyedRequest) -> HttpResponse | None:
     """Authenticate and count the key's rate; an answer (401, 429, 503) when that ends the request."""
     from metering.auth import authenticate_header_value, count_rate
 
@@ -95,7 +110,7 @@ class KeyedResponseMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: KeyedRequest) -> HttpResponse:
         started = time.perf_counter()
         response = authenticate_first(request) or self.get_response(request)
         pace.write_unwritten_pauses()  # a burst pause an enclosing transaction rolled back (cargo)

@@ -18,6 +18,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import cast
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -107,8 +108,9 @@ class QuotaState:
 
     def headers(self) -> dict[str, str]:
         headers = {"X-Service-Quota-Limit": str(self.allowance.limit), "X-Service-Quota-Remaining": str(self.remaining)}
-        if self.allowance.resets_at is not None:
-            headers["X-Service-Quota-Reset"] = rfc3339(self.allowance.resets_at)
+        resets_at = rfc3339(self.allowance.resets_at)  # None on a one-time allowance
+        if resets_at is not None:
+            headers["X-Service-Quota-Reset"] = resets_at
         return headers
 
     def as_dict(self) -> dict:
@@ -193,8 +195,9 @@ def exhausted_error(state: QuotaState, now: datetime | None = None) -> ApiError:
         reset_text = "This is a one-time allowance and does not reset."
         headers: dict[str, str] = {}
     else:
-        reset_text = f"It resets at {rfc3339(allowance.resets_at)}."
-        headers = {"Retry-After": str(max(1, math.ceil((allowance.resets_at - now).total_seconds())))}
+        resets_at = cast(datetime, allowance.resets_at)  # None only on a one-time allowance (allowance_for)
+        reset_text = f"It resets at {rfc3339(resets_at)}."
+        headers = {"Retry-After": str(max(1, math.ceil((resets_at - now).total_seconds())))}
     headers.update(state.headers())
     return ApiError(
         402,

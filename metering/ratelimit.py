@@ -25,11 +25,15 @@ from collections import deque
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import connections
 
 from metering.shared_state import UNREACHABLE, on_shared, redis_client
+
+if TYPE_CHECKING:
+    from redis.commands.core import Script
 
 KEY_RATE = "120/minute"
 _UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
@@ -239,7 +243,7 @@ class QueuedHit:
     spec: str
     identifiers: tuple[str, ...]
     member: str
-    script: object
+    script: Script
 
     def result(self, client, reply: object) -> RateState:
         """The window after this hit, from the pipeline's reply (loading the script if Redis lost it)."""

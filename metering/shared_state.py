@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 # Imported with this module, while the web process loads, never lazily from request threads: two
 # threads importing redis at once (one through the Django cache, one from here) can deadlock on the
@@ -103,12 +103,13 @@ def set_add_and_count(key: str, member: str, ttl: int) -> int:
         return int(shared[2])  # type: ignore[index]
     now = time.time()
     with process_lock:
-        members = _local._live(key, now)
+        # Keys of this lane hold one kind of value each: a set here, a count in incr/read_int.
+        members = cast("set[str] | None", _local._live(key, now))
         if members is None:
             members = set()
             _local.values[key] = (members, now + ttl)
         members.add(member)
-        return len(members)  # type: ignore[arg-type]
+        return len(members)
 
 
 def incr(key: str, ttl: int, amount: int = 1) -> int:
@@ -117,7 +118,7 @@ def incr(key: str, ttl: int, amount: int = 1) -> int:
         return int(shared[0])  # type: ignore[index]
     now = time.time()
     with process_lock:
-        value = _local._live(key, now)
+        value = cast("int | None", _local._live(key, now))  # a count (see set_add_and_count)
         new = int(value or 0) + amount
         expiry = _local.values[key][1] if value is not None else now + ttl
         _local.values[key] = (new, expiry)
@@ -129,7 +130,7 @@ def read_int(key: str) -> int:
     if shared is not UNREACHABLE:
         return int(shared or 0)  # type: ignore[call-overload]
     with process_lock:
-        return int(_local._live(key, time.time()) or 0)
+        return int(cast("int | None", _local._live(key, time.time())) or 0)  # a count, as incr wrote it
 
 
 def reset_local() -> None:

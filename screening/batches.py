@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.db import transaction
 from django.db.models import Count
@@ -35,7 +35,7 @@ from core.api.pagination import encode_cursor
 from core.api.timefmt import rfc3339
 from jobs import flow, kinds
 from jobs.flow import CreatedJob, ItemRun, ItemSpec, SweepReport, status_counts
-from jobs.models import JobItem
+from jobs.models import Job, JobItem
 from metering import pace, quota
 from screening import engine, services
 from screening.imo import ImoInputError, ParsedImo, imo_check_digit_valid, parse_screening_imo
@@ -81,8 +81,9 @@ def screen_item(run: ItemRun) -> None:
     refunds it. If anything fails, or the claim was taken over (LeaseLost), all of it rolls back
     and the reservation stands for the next attempt or the flow's refund.
     """
-    batch: ScreeningBatch = run.job
-    item: ScreeningBatchItem = run.item
+    # casts: the flow claims the item from this kind's models (JobKind does not name them to the checker).
+    batch = cast(ScreeningBatch, run.job)
+    item = cast(ScreeningBatchItem, run.item)
     request = services.ScreeningRequest(
         imo=item.imo,
         check_digit_valid=imo_check_digit_valid(item.imo),
@@ -176,7 +177,7 @@ KIND = kinds.register(
         item_model=ScreeningBatchItem,
         quota_kind=quota.KIND_SCREENING,
         run_item=screen_item,
-        render=batch_document,
+        render=cast(Callable[[Job], dict], batch_document),
         settings_prefix="SCREENING_BATCH",
         job_noun="batch",
         item_noun="hull",
@@ -283,7 +284,7 @@ def create_batch(
     pace.ensure_not_paused(account, environment)
 
     def written(created: CreatedJob) -> None:
-        accepted = list(ScreeningBatchItem.objects.filter(batch=created.job, position__in=list(parsed)))
+        accepted = list(ScreeningBatchItem.objects.filter(batch_id=created.job.pk, position__in=list(parsed)))
         for row in accepted:
             row.imo = parsed[row.position].imo
             row.imo_normalized_from = parsed[row.position].normalized_from or ""

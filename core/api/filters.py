@@ -64,7 +64,8 @@ class QueryBooleanField(serializers.ChoiceField):
         kwargs.setdefault("required", False)
         super().__init__(choices=["true", "false"], **kwargs)
 
-    def to_internal_value(self, data: Any) -> bool:
+    # The stubs fix a ChoiceField's value type to str; this one turns the choice into a bool.
+    def to_internal_value(self, data: Any) -> bool:  # type: ignore[override]
         return super().to_internal_value(data) == "true"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import TypeGuard
 
 from ulid import ULID
 
@@ -18,6 +19,8 @@ def new_request_id() -> str:
     return new_id("req")
 
 
-def is_well_formed_request_id(value: str | None) -> bool:
+def is_well_formed_request_id(value: str | None) -> TypeGuard[str]:
     """Caller-sent X-Request-Id values are echoed only when short and of safe characters."""
-    return bool(value) and bool(_REQUEST_ID_SHAPE.match(value))
+    if not value:
+        return False
+    return bool(_REQUEST_ID_SHAPE.match(value))

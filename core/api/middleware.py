@@ -56,6 +56,19 @@ def too_large_answer(sent_request_id: str | None, message: str) -> tuple[list[tu
     return headers, payload
 
 
+class ServiceRequest(HttpRequest):
+    """An HttpRequest with the attributes the service's middleware set on it, for annotations only:
+    Django builds the request object; nothing instantiates this class.
+
+    request_id: set by RequestIdMiddleware on every request.
+    error_code: set when the answer is an error with a known code, for the access log (read with a
+    default, since most requests never set it).
+    """
+
+    request_id: str
+    error_code: str
+
+
 class RequestIdMiddleware:
     """Echo a well-formed caller X-Request-Id, otherwise mint one; stamp every response with it, the
     API version and, on answers that carry a deprecated part, the Deprecation header (contract 9.2)."""
@@ -63,7 +76,7 @@ class RequestIdMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: ServiceRequest) -> HttpResponse:
         sent = request.headers.get("X-Request-Id")
         request.request_id = sent if is_well_formed_request_id(sent) else new_request_id()
         response = self.get_response(request)
@@ -94,7 +107,7 @@ class ApiErrorMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: ServiceRequest) -> HttpResponse:
         if not is_api_path(request.path):
             return self.get_response(request)
         too_large = self._oversized(request)

@@ -4,9 +4,14 @@ operation can return, added in one post-processing hook instead of per view."""
 from __future__ import annotations
 
 import re
-from re import _constants as _sre
-from re import _parser as _sre_parser
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # typeshed describes re's private parser modules only under their deprecated aliases
+    import sre_constants as _sre
+    import sre_parse as _sre_parser
+else:
+    from re import _constants as _sre
+    from re import _parser as _sre_parser
 
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
@@ -339,7 +344,8 @@ def _refuses_nul(pattern: str) -> bool:
     of pieces that cannot match U+0000 (such as ^[A-Z]{2}[A-Z2-9]{3}$). A second pattern saying so again
     would only make generators filter (an allOf of patterns inside a oneOf is not merged)."""
     try:
-        parsed = list(_sre_parser.parse(pattern))
+        # A SubPattern iterates through __getitem__ (no __iter__), which the checker does not count as iterable.
+        parsed = list(_sre_parser.parse(pattern))  # type: ignore[call-overload]
     except re.error:
         return False
     anchored = (

@@ -9,7 +9,8 @@ any view runs: 400 invalid_json for nesting, 422 validation_failed naming the fi
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import IO, Any
 
 from rest_framework.parsers import JSONParser
 
@@ -65,7 +66,9 @@ def check_document(data: Any) -> None:
 
 
 class ServiceJSONParser(JSONParser):
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: dict | None = None) -> Any:
+    def parse(
+        self, stream: IO[Any], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
+    ) -> Any:
         try:
             data = super().parse(stream, media_type, parser_context)
         except RecursionError:

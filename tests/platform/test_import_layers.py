@@ -145,3 +145,10 @@ def test_the_checks_see_a_circle_and_an_upward_import():
     assert _imported(ast.parse("if TYPE_CHECKING:\n    import core.api\ndef f():\n    import jobs.flow\n")) == [
         "jobs.flow"
     ]
+
+
+def test_the_type_checker_reads_every_app():
+    import tomllib
+
+    checked = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]["files"]
+    assert sorted(checked) == sorted(LAYER_OF)

@@ -99,7 +99,9 @@ class EventEnvelopeSchema(serializers.Serializer):
     created = serializers.DateTimeField()
     environment = serializers.ChoiceField(choices=["test", "live"])
     api_version = serializers.CharField()
-    data = serializers.DictField()
+    # The serializer's metaclass takes declared fields out of the class, so this does not replace
+    # Serializer.data; the stubs see a plain class attribute.
+    data = serializers.DictField()  # type: ignore[assignment]
 
 
 class DeliverySchema(serializers.Serializer):
