@@ -172,11 +172,7 @@ def _lease_seconds() -> float:
 LEASE = Lease(FollowUp, FollowUp.Status.PENDING, _lease_seconds, fence="claims")
 
 
-def lease_until(now: datetime) -> datetime:
-    return LEASE.expiry(now)
-
-
-def _unclaimed(now: datetime) -> Q:
+def unclaimed(now: datetime) -> Q:
     return Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now)
 
 
@@ -189,7 +185,7 @@ def claim(follow_up: FollowUp, now: datetime) -> FollowUp | None:
         attempts=follow_up.attempts,
         next_attempt_at=follow_up.next_attempt_at,
     )
-    if not LEASE.claim(unchanged & _unclaimed(now), now, updated_at=now):
+    if not LEASE.claim(unchanged & unclaimed(now), now, updated_at=now):
         return None
     return FollowUp.objects.select_related("screening", "account").get(pk=follow_up.pk)
 
@@ -224,7 +220,7 @@ def due(now: datetime | None = None, limit: int = 200) -> list[FollowUp]:
     """Follow-ups whose slot is due and that no live claim holds, oldest slot first."""
     now = now or timezone.now()
     return list(
-        FollowUp.objects.filter(_unclaimed(now), status=FollowUp.Status.PENDING, next_attempt_at__lte=now).order_by(
+        FollowUp.objects.filter(unclaimed(now), status=FollowUp.Status.PENDING, next_attempt_at__lte=now).order_by(
             "next_attempt_at"
         )[:limit]
     )

@@ -15,6 +15,7 @@ from datetime import timedelta
 import pytest
 from django.core.management import call_command
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from core.leases import Lease, LeaseLost, SweepReport
@@ -155,11 +156,11 @@ def test_a_lease_settles_once_and_a_lapsed_claim_taken_over_cannot_settle(demo_w
     lease = Lease(FollowUp, FollowUp.Status.PENDING, lambda: 60, fence="claims")
     row = FollowUp.objects.get()
     now = timezone.now()
-    assert lease.claim(_pk(row), now) == 1
-    assert lease.claim(_pk(row) & _free(now), now) == 0  # held
+    assert lease.claim(Q(pk=row.pk), now) == 1
+    assert lease.claim(Q(pk=row.pk) & resolution.unclaimed(now), now) == 0  # held
     later = now + timedelta(seconds=61)
     assert list(lease.lapsed(later)) == [row]
-    assert lease.claim(_pk(row) & _free(later), later) == 1  # taken over: claim number 2
+    assert lease.claim(Q(pk=row.pk) & resolution.unclaimed(later), later) == 1  # taken over: claim number 2
     with pytest.raises(LeaseLost):
         lease.settle(row.pk, 1, attempts=5)
     lease.settle(row.pk, 2, attempts=1)
@@ -174,15 +175,3 @@ def test_a_sweep_report_counts_what_its_kind_declared():
     assert report.as_dict() == {"requeued": 2, "failed": 0, "settled": 1}
     with pytest.raises(AttributeError):
         _ = report.redispatched
-
-
-def _pk(row):  # type: ignore[no-untyped-def]
-    from django.db.models import Q
-
-    return Q(pk=row.pk)
-
-
-def _free(now):  # type: ignore[no-untyped-def]
-    from django.db.models import Q
-
-    return Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now)

@@ -49,7 +49,7 @@ def test_a_follow_up_read_before_another_run_advanced_it_is_not_attempted_again(
 def test_a_claim_whose_lease_lapsed_and_was_taken_over_writes_nothing(open_follow_up):
     now = timezone.now()
     first = resolution.claim(FollowUp.objects.get(), now)
-    later = resolution.lease_until(now) + timedelta(seconds=1)
+    later = resolution.LEASE.expiry(now) + timedelta(seconds=1)
     second = resolution.claim(FollowUp.objects.get(), later)
     assert second is not None and second.claims == first.claims + 1
     with pytest.raises(LeaseLost):
