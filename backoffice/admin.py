@@ -24,8 +24,10 @@ from django.db import models
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html
 
+from accounts.models import Account, ApiKey
 from backoffice import (
     account_admin,  # noqa: F401  (registers accounts and keys)
     metering_admin,  # noqa: F401  (registers the allowance counters and ledger)
@@ -34,8 +36,19 @@ from backoffice import (
 )
 from backoffice.adminkit import ReadOnlyAdmin, pretty_json
 from backoffice.models import OperatorAction
+from cargo import selectors as cargo_selectors
+from cargo.models import CargoScreening
+from exports import selectors as export_selectors
+from exports.models import Export
 from metering.models import AccessLogEntry, ServiceSwitches
 from metering.switches import current_switches, forget_cached
+from monitoring import corridor_selectors, vessel_selectors
+from monitoring.models import CorridorMonitor, VesselMonitor
+from screening import batches as screening_batches
+from screening import fleet_selectors, freshness
+from screening.models import Fleet, Screening, ScreeningBatch, SourceSnapshot
+from voyages import selectors as voyage_selectors
+from voyages.models import VoyageAssessment, VoyageBatch
 
 # -- the audit ---------------------------------------------------------------------------------------------
 
@@ -54,13 +67,6 @@ class LookupForm(forms.Form):
 
 
 def _lookup_models() -> dict[str, type[models.Model]]:
-    from accounts.models import Account, ApiKey
-    from cargo.models import CargoScreening
-    from exports.models import Export
-    from monitoring.models import CorridorMonitor, VesselMonitor
-    from screening.models import Fleet, Screening, ScreeningBatch
-    from voyages.models import VoyageAssessment, VoyageBatch
-
     return {
         "scr": Screening,
         "sbt": ScreeningBatch,
@@ -146,8 +152,6 @@ class OperatorActionAdmin(ReadOnlyAdmin):
 
 def _source_freshness() -> list:
     """The serving (newest active) snapshot of each source and edition."""
-    from screening.models import SourceSnapshot
-
     newest: dict[tuple[str, str], SourceSnapshot] = {}
     active = SourceSnapshot.objects.filter(status=SourceSnapshot.Status.ACTIVE).order_by("source", "edition")
     for snapshot in active.defer("message").order_by("-retrieved_at"):
@@ -211,15 +215,6 @@ class AnsweredDocumentAdmin(DocumentAdmin):
 
 
 def _register_second_half_lookups() -> None:
-    from cargo import selectors as cargo_selectors
-    from cargo.models import CargoScreening
-    from exports import selectors as export_selectors
-    from exports.models import Export
-    from monitoring import corridor_selectors, vessel_selectors
-    from monitoring.models import CorridorMonitor, VesselMonitor
-    from screening import fleet_selectors
-    from screening.models import Fleet
-
     @admin.register(CargoScreening)
     class CargoScreeningAdmin(DocumentAdmin):
         list_display = ("id", "account", "environment", "status", "hs_code", "vessel_imo", "screened_at")
@@ -265,11 +260,6 @@ def _register_second_half_lookups() -> None:
 
 
 def _register_lookups() -> None:
-    from screening import batches as screening_batches
-    from screening.models import Screening, ScreeningBatch, SourceSnapshot
-    from voyages import selectors as voyage_selectors
-    from voyages.models import VoyageAssessment, VoyageBatch
-
     @admin.register(Screening)
     class ScreeningAdmin(DocumentAdmin):
         list_display = ("id", "account", "environment", "imo", "status", "unit_charged", "origin", "screened_at")
@@ -324,15 +314,41 @@ def _register_lookups() -> None:
             "status",
             "row_count",
             "published_at",
+            "edition_age",
+            "stale",
             "retrieved_at",
             "added",
             "removed",
             "is_demo",
             "origin",
         )
+        readonly_fields = ("edition_age", "stale")
         list_filter = ("status", "source", "is_demo")
         ordering = ("-retrieved_at",)
         actions = ["refresh"]
+
+        @admin.display(description="age")
+        def edition_age(self, obj: SourceSnapshot) -> str:
+            age = freshness.edition_age(obj.published_at, timezone.now())
+            return freshness.describe_age(age) if age is not None else "publication date unknown"
+
+        @admin.display(description="stale")
+        def stale(self, obj: SourceSnapshot) -> str:
+            """Only the serving copy can be stale: older than its cadence allows since our last check."""
+            if obj.status != SourceSnapshot.Status.ACTIVE:
+                return "—"
+            edition = freshness.edition_freshness(
+                obj.source,
+                obj.edition,
+                published_at=obj.published_at,
+                retrieved_at=obj.retrieved_at,
+                is_demo=obj.is_demo,
+                now=timezone.now(),
+                checks=freshness.last_checks(),
+            )
+            if edition.stale:
+                return f"stale: {edition.stale_sentence()}"
+            return "no" if edition.cadence is not None and not obj.is_demo else "—"
 
         def has_change_permission(self, request, obj=None) -> bool:
             return False

@@ -15,6 +15,7 @@ from django.utils import timezone
 from accounts.models import Account, ApiKey
 from accounts.services import revoke_key
 from backoffice import audit
+from backoffice.tasks import refresh_source
 from metering.models import ServiceSwitches
 from webhooks import services as webhook_services
 from webhooks.models import Delivery, WebhookEndpoint
@@ -120,8 +121,6 @@ def grant_pilot_allowance(operator: Any, account: Account, total: int | None, no
 @transaction.atomic
 def request_source_refresh(operator: Any, source: str, edition: str = "", note: str = "") -> None:
     """Queue a refresh of one source from its official URL (the worker loads it atomically)."""
-    from backoffice.tasks import refresh_source
-
     label = f"{source}/{edition}" if edition else source
     audit.record(operator, "refresh_source", target_type="screening.source", target_id=label, note=note)
     transaction.on_commit(lambda: refresh_source.delay(source, edition))

@@ -148,10 +148,48 @@ class MonitorVerdict(serializers.Serializer):
     vetting_grade = serializers.ChoiceField(choices=GRADES, allow_null=True)
 
 
+class ListEditionTrigger(serializers.Serializer):
+    """The list edition that started an out-of-cycle run (its sanctions_list.updated event says more)."""
+
+    type = serializers.ChoiceField(choices=["sanctions_list.updated"])
+    # Declared fields leave the class body (the serializer metaclass takes them), so this does not
+    # replace Field.source; the stubs see a plain class attribute.
+    source = serializers.CharField(help_text="e.g. ofac_sdn")  # type: ignore[assignment]
+    edition = serializers.CharField(allow_null=True, help_text="Which file of the source, where it has several")
+    list_snapshot_id = serializers.CharField(help_text="The loaded edition (snp_…)")
+    published = serializers.DateTimeField(allow_null=True, help_text="What the publisher stamps; null when unknown")
+
+
 class _MonitorEventData(serializers.Serializer):
     vessel_monitor_id = serializers.CharField(help_text="The vessel monitor")
     imo = serializers.CharField(min_length=7, max_length=7)
     customer_reference = serializers.CharField(allow_null=True)
+    trigger = ListEditionTrigger(
+        required=False,
+        help_text="Present when the run was out of cycle: a new edition of a list changed a listing this hull "
+        "can match (its names or identifiers). Absent on the daily run.",
+    )
+
+
+class SanctionsListUpdatedData(ClosedSerializer):
+    """`data` of sanctions_list.updated."""
+
+    source = serializers.CharField(help_text="The list, e.g. ofac_sdn")  # type: ignore[assignment]
+    edition = serializers.CharField(allow_null=True, help_text="Which file of the source, where it has several")
+    list_snapshot_id = serializers.CharField(help_text="The loaded edition (snp_…)")
+    published = serializers.DateTimeField(allow_null=True, help_text="What the publisher stamps; null when unknown")
+    retrieved_at = serializers.DateTimeField(help_text="When the service took this copy")
+    added = serializers.IntegerField(min_value=0, help_text="Listings in this edition and not the previous one")
+    removed = serializers.IntegerField(min_value=0, help_text="Listings in the previous edition and not this one")
+    changed = serializers.IntegerField(
+        min_value=0, help_text="Listings in both whose names, identifiers or programmes changed"
+    )
+    monitored_hulls_rescreened = serializers.IntegerField(
+        min_value=0,
+        help_text="How many of this account's live vessel monitors were queued for an out-of-cycle run because the "
+        "edition changed a listing their hull can match (by IMO, MMSI or name); each emits vessel_risk.changed "
+        "exactly as a daily run would. No unit is charged.",
+    )
 
 
 class VesselMonitorReadyData(_MonitorEventData):
@@ -207,6 +245,13 @@ EVENT_DATA: dict[str, tuple[type[serializers.Serializer], str, str]] = {
         "Sent in both directions, only for fields a second screen agreed on. Severity: Sanctions status is "
         "critical when RED is on either side, high otherwise; Ownership opacity high when it becomes HIGH; "
         "Vetting grade high when it becomes E or moves two grades or more; low otherwise.",
+    ),
+    "sanctions_list.updated": (
+        SanctionsListUpdatedData,
+        "A new edition of a sanctions list was loaded and changed listings",
+        "Sent within minutes of the publisher's file (sources are polled every SOURCE_POLL_SECONDS, 600 by "
+        "default), once per edition, to endpoints receiving it, with how many of the account's monitored hulls "
+        "are being re-screened because of it. Hulls the edition cannot touch are not re-screened.",
     ),
     "vessel_data.degraded": (
         VesselDataDegradedData,

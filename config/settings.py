@@ -416,13 +416,18 @@ ACCESS_LOG_MAX_PENDING = env_int("ACCESS_LOG_MAX_PENDING", 100_000)
 # How long a same-key request waits for the original before 409 idempotency_in_progress.
 IDEMPOTENCY_JOIN_HOLD_SECONDS = env_int("IDEMPOTENCY_JOIN_HOLD_SECONDS", 30)
 
+# How often every source with an official URL is asked whether its file changed (a conditional
+# GET: an unchanged file costs a 304 and no parsing; a changed one is loaded). The manual full
+# refresh is the task screening.refresh_sources (`manage.py refresh_sources`).
+SOURCE_POLL_SECONDS = env_int("SOURCE_POLL_SECONDS", 600)
+
 # Static beat schedule; django-celery-beat copies it into the database where operators can edit it.
 CELERY_BEAT_SCHEDULE = {
     "purge-idempotency-keys": {"task": "metering.purge_idempotency_keys", "schedule": 3600.0},
     # INCOMPLETE screenings enrolled for automatic resolution: attempts whose slot has come.
     "run-due-follow-ups": {"task": "screening.run_due_follow_ups", "schedule": 300.0},
-    # Every list with an official URL, daily (an unchanged file is recognised by checksum).
-    "refresh-sources-daily": {"task": "screening.refresh_sources", "schedule": 86400.0},
+    # Every list with an official URL: a conditional GET per file (screening/polling.py); a 304 costs no parsing.
+    "poll-sources": {"task": "screening.poll_sources", "schedule": float(SOURCE_POLL_SECONDS)},
     # Job items (voyage batches, ...) lost with a worker or a broker restart are re-sent; overdue jobs end.
     "sweep-jobs": {"task": "jobs.sweep", "schedule": float(JOBS_SWEEP_SECONDS)},
     # Webhook deliveries: retries that came due, attempts lost with their worker.

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from django.core.wsgi import get_wsgi_application
 
+from core.api.middleware import oversized_body, too_large_answer
+
 if TYPE_CHECKING:
     from _typeshed.wsgi import InputStream
 
@@ -56,8 +58,6 @@ class RequestBodies:
         chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
         if chunked and not environ.get("CONTENT_LENGTH"):
             from django.conf import settings
-
-            from core.api.middleware import oversized_body, too_large_answer
 
             stream = cast("InputStream", original)  # PEP 3333: a server always provides wsgi.input
             body = stream.read(settings.MAX_REQUEST_BODY_BYTES + 1)

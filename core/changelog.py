@@ -20,6 +20,15 @@ CHANGES = (
     Change(date(2026, 12, 23), "removed",
            "The camelCase duplicates coverageComplete and coverageGaps leave vessel monitor verdicts "
            "(baseline_verdict, previous_verdict); coverage_complete and coverage_gaps stay."),
+    Change(date(2026, 11, 26), "added",
+           "A new edition of a sanctions list reaches vessel monitors within minutes instead of at their next "
+           "daily run: each loaded edition keeps its diff (listings added, removed, changed), and the live "
+           "monitors of exactly the hulls it can touch (by IMO, MMSI, or by name with a screening's thresholds) "
+           "are re-screened out of cycle, free of charge, without moving the daily slot. vessel_risk.changed is "
+           "emitted as a daily run would (a delisting moves RED back to GREEN the same way), with a trigger "
+           "naming the edition; monitor runs carry trigger (schedule, list_update) and list_snapshot_id. New "
+           "webhook event sanctions_list.updated: source, edition, published, counts, and how many of the "
+           "account's monitored hulls are being re-screened."),
     Change(date(2026, 11, 23), "fixed",
            "MCP tool calls hand their database connection back when they end and drop one the database closed "
            "in between: after a database restart or failover a tool call answered internal_error (keyless tools "

@@ -14,7 +14,7 @@ import json
 import os
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -55,8 +55,8 @@ def _write(export: Export, target: Path) -> int:
     return written
 
 
-def run_export(run: ItemRun) -> None:
-    export = cast(Export, run.job)  # this kind's jobs are its job_model's rows, Export
+def run_export(run: ItemRun[Export, ExportItem]) -> None:
+    export = run.job
     folder = Path(settings.EXPORT_DIR)
     folder.mkdir(parents=True, exist_ok=True)
     name = f"{export.id}.{export.format}"
@@ -82,8 +82,7 @@ def _render(job: Job) -> dict:
     return export_document(Export.objects.get(pk=job.pk))
 
 
-def _event_data(job: Job) -> dict[str, Any]:
-    export = cast(Export, job)  # this kind's jobs are its job_model's rows, Export
+def _event_data(export: Export) -> dict[str, Any]:
     return {"resource": export.resource, "format": export.format}
 
 

@@ -13,7 +13,10 @@ from typing import Any
 from django.db.models import QuerySet
 
 from accounts.tenancy import Owner
+from cargo.selectors import CargoScreeningFilter, filtered_cargo_screenings, stored_document
 from core.api.filters import ListFilter
+from metering.selectors import AccessLogFilter, entry_document, filtered_entries
+from screening.selectors import ScreeningFilter, filtered_screenings, overlaid_document
 
 
 @dataclass(frozen=True)
@@ -32,8 +35,6 @@ class Exportable:
 
 
 def _screenings() -> Exportable:
-    from screening.selectors import ScreeningFilter, filtered_screenings, overlaid_document
-
     return Exportable(
         "screenings", "vessel:screen", ScreeningFilter, filtered_screenings, overlaid_document,
         ("id", "imo", "vessel_name", "sanctions.status", "ownership.opacity", "vetting.grade", "identity_basis",
@@ -42,8 +43,6 @@ def _screenings() -> Exportable:
 
 
 def _access_log() -> Exportable:
-    from metering.selectors import AccessLogFilter, entry_document, filtered_entries
-
     return Exportable(
         "access_log", "logs:read", AccessLogFilter, filtered_entries, entry_document,
         ("id", "at", "method", "path", "status", "code", "request_id", "key_prefix", "client_ip", "duration_ms",
@@ -52,8 +51,6 @@ def _access_log() -> Exportable:
 
 
 def _cargo_screenings() -> Exportable:
-    from cargo.selectors import CargoScreeningFilter, filtered_cargo_screenings, stored_document
-
     return Exportable(
         "cargo_screenings", "cargo:screen", CargoScreeningFilter, filtered_cargo_screenings, stored_document,
         ("id", "status", "commodity.hs_code", "commodity.description", "origin_country.country_code",

@@ -27,7 +27,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Generic
 
 from django.db import transaction
 from django.db.models import Q
@@ -39,7 +39,8 @@ from core.api.responses import to_json_bytes
 from core.api.timefmt import rfc3339
 from core.leases import LeaseLost, SweepReport
 from core.task_sending import send_each, task_named
-from jobs.kinds import JobKind
+from jobs import kinds
+from jobs.kinds import ItemT, JobKind, JobT
 from jobs.models import Job, JobItem
 from metering import quota
 from webhooks.events import emit
@@ -165,16 +166,16 @@ def dispatch(kind: JobKind, item_ids: Iterable[str]) -> int:
 
 
 @dataclass
-class ItemRun:
+class ItemRun(Generic[JobT, ItemT]):
     """A claimed item and the attempt that holds it; the kind's run_item settles through it."""
 
-    kind: JobKind
-    item: JobItem
+    kind: JobKind[JobT, ItemT]
+    item: ItemT
     attempt: int
     settled: str | None = None
 
     @property
-    def job(self) -> Job:
+    def job(self) -> JobT:
         return getattr(self.item, self.kind.job_field)
 
     def succeeded(self, *, charged: bool = True, **result: Any) -> None:
@@ -197,7 +198,7 @@ class ItemRun:
         self.settled = status
 
 
-def claim(kind: JobKind, item_id: str, now: datetime | None = None) -> ItemRun | None:
+def claim(kind: JobKind[JobT, ItemT], item_id: str, now: datetime | None = None) -> ItemRun[JobT, ItemT] | None:
     """queued -> running under a new attempt, or None when the item is not this worker's to run."""
     now = now or timezone.now()
     with transaction.atomic():
@@ -218,7 +219,7 @@ def run_item(kind: JobKind, item_id: str, now: datetime | None = None) -> str:
     return run_claimed(run)
 
 
-def run_claimed(run: ItemRun) -> str:
+def run_claimed(run: ItemRun[Any, Any]) -> str:
     """Run an item claimed under `run.attempt`; nothing is written unless the attempt still holds it."""
     kind, item = run.kind, run.item
     try:
@@ -349,6 +350,4 @@ def sweep(kind: JobKind, now: datetime | None = None) -> SweepReport:
 
 def sweep_all(now: datetime | None = None) -> dict[str, dict]:
     """Sweep every registered kind (the beat task)."""
-    from jobs import kinds
-
     return {kind.name: sweep(kind, now).as_dict() for kind in kinds.all_kinds()}

@@ -9,20 +9,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from django.conf import settings
 
 from core.leases import KindRegistry, Lease
-from jobs.models import JobItem
+from jobs.models import Job, JobItem
 
 if TYPE_CHECKING:
     from jobs.flow import ItemRun
-    from jobs.models import Job
+
+# A kind's concrete job and item models (a ScreeningBatch and its ScreeningBatchItems): the kind's callables
+# and the ItemRun handed to run_item are typed with them.
+JobT = TypeVar("JobT", bound=Job)
+ItemT = TypeVar("ItemT", bound=JobItem)
 
 
 @dataclass(frozen=True)
-class JobKind:
+class JobKind(Generic[JobT, ItemT]):
     """One kind of job.
 
     name: the kind's name, in task messages and in its event type (`<name>.completed`).
@@ -43,13 +47,13 @@ class JobKind:
     """
 
     name: str
-    job_model: type[Job]
-    item_model: type[JobItem]
+    job_model: type[JobT]
+    item_model: type[ItemT]
     quota_kind: str | None  # None: the kind draws no allowance (exports)
-    run_item: Callable[[ItemRun], None]
-    render: Callable[[Job], dict]
+    run_item: Callable[[ItemRun[JobT, ItemT]], None]
+    render: Callable[[JobT], dict]
     settings_prefix: str
-    event_data: Callable[[Job], dict[str, Any]] | None = field(default=None)
+    event_data: Callable[[JobT], dict[str, Any]] | None = field(default=None)
     job_noun: str = "job"  # in the messages of items the sweep gives up on
     item_noun: str = "item"
 
@@ -79,16 +83,17 @@ class JobKind:
         return int(getattr(settings, f"{self.settings_prefix}_DEADLINE_SECONDS"))
 
 
-_KINDS: KindRegistry[JobKind] = KindRegistry("job kind")
+# Kinds of every model pair: one looked up by name is typed JobKind[Any, Any].
+_KINDS: KindRegistry[JobKind[Any, Any]] = KindRegistry("job kind")
 
 
-def register(kind: JobKind) -> JobKind:
+def register(kind: JobKind[JobT, ItemT]) -> JobKind[JobT, ItemT]:
     return _KINDS.register(kind.name, kind)
 
 
-def get(name: str) -> JobKind:
+def get(name: str) -> JobKind[Any, Any]:
     return _KINDS.get(name)
 
 
-def all_kinds() -> list[JobKind]:
+def all_kinds() -> list[JobKind[Any, Any]]:
     return _KINDS.all()

@@ -16,6 +16,7 @@ from django.conf import settings
 from mcp.server.transport_security import TransportSecuritySettings
 
 from core.api.ids import is_well_formed_request_id, new_request_id
+from mcp_bridge.tools import build_server
 
 MCP_ENDPOINT_VERSION = "2026-10-08"
 HEALTH_PATHS = frozenset({"/health", "/mcp/health"})
@@ -142,8 +143,6 @@ def _invalid_request_id(scope: dict, body: bytes) -> dict | None:
 
 
 def build_mcp_application():
-    from mcp_bridge.tools import build_server
-
     def fresh_inner():
         return build_server().streamable_http_app(
             streamable_http_path="/mcp",

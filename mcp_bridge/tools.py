@@ -23,6 +23,8 @@ from pydantic import ValidationError
 from core.api.errors import ApiError
 from mcp_bridge import keyed_tools
 from mcp_bridge.calls import Refusal, ctx_address, ctx_request_id, run_like_a_request
+from screening import keyless
+from screening.imo import InvalidImoPath, parse_keyless_imo
 
 MCP_VERSION = "2026-10-08"
 
@@ -89,6 +91,8 @@ def argument_violations(error: ValidationError) -> str:
         name = str(loc[0]) if loc else ""
         rule = ARGUMENT_RULES.get(name, f"{name} is not an argument this tool reads" if name else "")
         if "{max_limit}" in rule:
+            # lazy: voyages.ports brings shapely, the land mask and pycountry (~30-45 ms); the MCP process
+            # starts without them and loads them on the first port tool call
             from voyages.ports import MAX_LIMIT
 
             rule = rule.format(max_limit=MAX_LIMIT)
@@ -136,9 +140,6 @@ def _message_of(error: ApiError) -> str:
 
 
 def check_vessel_sync(imo: str, address: str, request_id: str) -> dict[str, Any]:
-    from screening import keyless
-    from screening.imo import InvalidImoPath, parse_keyless_imo
-
     try:
         parsed = parse_keyless_imo(imo)
     except InvalidImoPath as exc:
@@ -150,7 +151,7 @@ def check_vessel_sync(imo: str, address: str, request_id: str) -> dict[str, Any]
 
 
 def find_port_sync(query: str, limit: int, address: str, request_id: str) -> dict[str, Any]:
-    from screening import keyless
+    # lazy: see argument_violations (the MCP process starts without the port catalogue module)
     from voyages.ports import MAX_LIMIT, get_catalogue
 
     text = (query or "").strip()

@@ -29,6 +29,7 @@ from core.api.clientip import client_ip
 from core.api.errors import ApiError
 from core.compiled_query import CompiledQuery
 from metering import ratelimit
+from metering.shared_state import redis_client
 from metering.switches import current_switches
 
 if TYPE_CHECKING:
@@ -230,8 +231,6 @@ def _know_identity(lookup: str, row: dict) -> None:
 
 def _shared_redis_for_keys():
     """The Redis client holding both the key cache and the rate windows, or None when they differ."""
-    from metering.shared_state import redis_client
-
     client = redis_client()
     if client is None or not key_cache_is_shared():
         return None

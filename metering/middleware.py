@@ -14,7 +14,6 @@ import logging
 import time
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import middleware as auth
@@ -31,9 +30,7 @@ from core.api.clientip import client_ip
 from core.api.errors import ApiError, backing_service_down, error_json_response, unavailable_error
 from core.api.middleware import ServiceRequest
 from metering import access_log, pace
-
-if TYPE_CHECKING:
-    from metering.auth import KeyContext
+from metering.auth import ApiKeyAuthentication, KeyContext, authenticate_header_value, count_rate
 
 logger = logging.getLogger("service.auth")
 
@@ -66,8 +63,6 @@ def _served_by_a_keyed_view(request: HttpRequest) -> bool:
 @lru_cache(maxsize=4096)
 def _keyed_path(urlconf: str, path_info: str) -> bool:
     """Per URLconf and path, resolved once per process (Django resolves the path again to serve it)."""
-    from metering.auth import ApiKeyAuthentication
-
     try:
         match = resolve(path_info, urlconf)
     except Resolver404:
@@ -84,8 +79,6 @@ def _urlconf_changed(setting: str, **kwargs) -> None:
 
 def authenticate_first(request: KeyedRequest) -> HttpResponse | None:
     """Authenticate and count the key's rate; an answer (401, 429, 503) when that ends the request."""
-    from metering.auth import authenticate_header_value, count_rate
-
     header = request.META.get("HTTP_AUTHORIZATION")
     if header is None or not request.path.startswith(KEYED_PREFIX) or not _served_by_a_keyed_view(request):
         return None

@@ -39,6 +39,8 @@ from accounts.models import ENV_LIVE, ENV_TEST, PLAN_FREE, Account
 from core.api.errors import ApiError
 from core.api.timefmt import rfc3339
 from core.compiled_query import CompiledQuery
+from metering import quota
+from metering.auth import forget_account_keys
 from metering.models import MeteringEvent
 
 COUNTED = MeteringEvent.Reason.CHARGE  # the entry of a screening the customer caused
@@ -70,8 +72,6 @@ def paused_error(account: Account, environment: str | None = None) -> ApiError:
     key's own first); the quota headers are those of the allowance the key draws on. No Retry-After:
     a reset does not lift the pause, an operator does.
     """
-    from metering import quota
-
     environments = [ENV_LIVE, ENV_TEST]
     if environment in environments:
         environments.remove(environment)
@@ -121,8 +121,6 @@ def _walk_reason(newest_first_imos: list[str]) -> str | None:
 
 def pause(account: Account, reason: str, now: datetime | None = None) -> None:
     """Pause the account (once: the first reason stays) and let every key's next request know."""
-    from metering.auth import forget_account_keys
-
     now = now or timezone.now()
     if Account.objects.filter(pk=account.pk, paused_reason="").update(paused_reason=reason, paused_at=now):
         account.paused_reason, account.paused_at = reason, now
@@ -243,8 +241,6 @@ def write_unwritten_pauses() -> None:
     if not pending or connection.in_atomic_block:
         return
     _unwritten.pauses = {}
-    from metering.auth import forget_account_keys
-
     for account_id, (reason, at) in pending.items():
         try:
             if Account.objects.filter(pk=account_id, paused_reason="").update(paused_reason=reason, paused_at=at):

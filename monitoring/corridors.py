@@ -200,8 +200,11 @@ def _compared(reading: dict) -> dict:
 
 def execute(claimed: runs.Claimed) -> None:
     """Run one claimed corridor run (MonitorKind.execute)."""
+    # lazy: voyages.services and voyages.requests bring the port catalogue, shapely and the voyage layers
+    # (~45-60 ms); every process imports this module while Django sets up (the admin's corridor monitors),
+    # only a worker running a corridor needs them
     from voyages import services
-    from voyages.requests import parse_route_request
+    from voyages.requests import parse_route_request  # lazy: as above
 
     run: CorridorMonitorRun = claimed.run
     monitor: CorridorMonitor = run.monitor

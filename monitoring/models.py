@@ -100,8 +100,21 @@ class VesselMonitorRun(MonitorRun):
         UNCONFIRMED = "unconfirmed"  # moved on one screen, not on the re-screen: nothing emitted
         DEGRADED = "degraded"  # INCOMPLETE: vessel_data.degraded, baseline kept
 
+    class Trigger(models.TextChoices):
+        SCHEDULE = "schedule"  # the daily slot (or a simulation)
+        LIST_UPDATE = "list_update"  # out of cycle: a new list edition changed a listing this hull can match
+
     monitor = models.ForeignKey(VesselMonitor, on_delete=models.CASCADE, related_name="runs")
     simulated = models.BooleanField(default=False)
+    trigger = models.CharField(max_length=12, choices=Trigger.choices, default=Trigger.SCHEDULE)
+    list_snapshot = models.ForeignKey(
+        "screening.SourceSnapshot",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The list edition that triggered an out-of-cycle run.",
+    )
     outcome = models.CharField(max_length=12, choices=Outcome.choices, blank=True)
     screening = models.ForeignKey(
         "screening.Screening", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

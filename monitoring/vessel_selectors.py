@@ -48,6 +48,8 @@ def run_document(run: VesselMonitorRun) -> dict:
         "vessel_monitor_id": run.monitor_id,
         "slot": rfc3339(run.slot),
         "simulated": run.simulated,
+        "trigger": run.trigger,
+        "list_snapshot_id": run.list_snapshot_id,
         "status": run.status,
         "outcome": run.outcome or None,
         "screening_id": run.screening_id,

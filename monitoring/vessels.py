@@ -31,8 +31,8 @@ from core.api.timefmt import rfc3339
 from metering import pace
 from monitoring import runs
 from monitoring.models import RunStatus, VesselMonitor, VesselMonitorRun
-from screening import engine
-from screening.services import ORIGIN_MONITOR, Issued, ScreeningRequest, create_screening
+from screening import editions, engine
+from screening.services import ORIGIN_LIST_UPDATE, ORIGIN_MONITOR, Issued, ScreeningRequest, create_screening
 from screening.verdict import Verdict
 from webhooks.events import emit
 
@@ -129,13 +129,31 @@ class Detection:
     events: list[tuple[str, dict]] = field(default_factory=list)
 
 
-def detect(monitor: VesselMonitor, reading: dict, confirmation: dict | None) -> Detection:
-    """What a reading (and, when it moved, its confirming re-screen) means against the baseline."""
-    base = {
+def _cause(run: VesselMonitorRun) -> dict | None:
+    """What started an out-of-cycle run, as its events say: the list edition."""
+    snapshot = run.list_snapshot if run.trigger == VesselMonitorRun.Trigger.LIST_UPDATE else None
+    if snapshot is None:
+        return None
+    return {
+        "type": "sanctions_list.updated",
+        "source": snapshot.source,
+        "edition": snapshot.edition or None,
+        "list_snapshot_id": snapshot.pk,
+        "published": rfc3339(snapshot.published_at),
+    }
+
+
+def detect(monitor: VesselMonitor, reading: dict, confirmation: dict | None, *, cause: dict | None = None) -> Detection:
+    """What a reading (and, when it moved, its confirming re-screen) means against the baseline.
+
+    `cause` (a list edition, on an out-of-cycle run) is carried on the events as `trigger`."""
+    base: dict[str, Any] = {
         "vessel_monitor_id": monitor.id,
         "imo": monitor.imo,
         "customer_reference": monitor.customer_reference or None,
     }
+    if cause is not None:
+        base["trigger"] = cause
     baseline = monitor.baseline_verdict
     if reading["sanctions"]["status"] == Verdict.INCOMPLETE:
         data = {
@@ -221,15 +239,22 @@ def _deferred(error: ApiError, now: datetime) -> runs.Deferred:
 
 
 def execute(claimed: runs.Claimed) -> None:
-    """One live run: screen (one unit unless INCOMPLETE), re-screen a move, detect, write it all at once."""
+    """One live run: screen (one unit unless INCOMPLETE), re-screen a move, detect, write it all at once.
+
+    A run a new list edition triggered (monitoring/list_updates.py) is the service's own: it charges
+    nothing, so neither a used allowance nor a paused account holds it back."""
     run: VesselMonitorRun = claimed.run
     monitor: VesselMonitor = run.monitor
     account = monitor.account
     now = timezone.now()
-    try:
-        pace.ensure_not_paused(account, monitor.environment)
-    except ApiError as error:
-        raise runs.Deferred(now + DEFER_WHEN_PAUSED, f"the account is paused: {error.message}") from None
+    list_update = run.trigger == VesselMonitorRun.Trigger.LIST_UPDATE
+    if list_update:
+        editions.read_newest_editions()
+    else:
+        try:
+            pace.ensure_not_paused(account, monitor.environment)
+        except ApiError as error:
+            raise runs.Deferred(now + DEFER_WHEN_PAUSED, f"the account is paused: {error.message}") from None
     first = _screen(monitor, now)
     confirmation = None
     reading_preview = verdict_of({"id": None, **first.document()})
@@ -244,7 +269,7 @@ def execute(claimed: runs.Claimed) -> None:
     def write(issued: Issued) -> None:
         document = issued.screening.document
         reading = verdict_of(_loaded(document))
-        detection = detect(monitor, reading, confirmation)
+        detection = detect(monitor, reading, confirmation, cause=_cause(run))
         event_ids = apply(monitor, detection, reading, now)
         runs.complete(
             claimed,
@@ -258,8 +283,8 @@ def execute(claimed: runs.Claimed) -> None:
 
     request = ScreeningRequest(imo=monitor.imo, vessel_name=monitor.vessel_name or None)
     try:
-        create_screening(account, monitor.environment, request, origin=ORIGIN_MONITOR, now=now, result=first,
-                         in_transaction=write)  # fmt: skip
+        create_screening(account, monitor.environment, request, origin=ORIGIN_LIST_UPDATE if list_update else
+                         ORIGIN_MONITOR, now=now, result=first, in_transaction=write)  # fmt: skip
     except ApiError as error:
         if error.status == 402:
             raise _deferred(error, now) from None

@@ -34,7 +34,7 @@ from core.api.errors import FieldViolation
 from core.api.pagination import decode_cursor, paginate
 from metering import quota, ratelimit, selectors
 from metering.auth import signup_url
-from portal.forms import MAX_ALLOWED_IPS, ConfirmForm, CreateKeyForm, SignupForm
+from portal.forms import MAX_ALLOWED_IPS, ConfirmForm, CreateKeyForm, EmailLoginForm, SignupForm
 
 MAX_ACTIVE_KEYS = 25  # per account, both environments together
 ACCESS_LOG_PAGE_SIZE = 50
@@ -160,8 +160,6 @@ class LoginView(auth_views.LoginView):
     redirect_authenticated_user = True
 
     def get_form_class(self):
-        from portal.forms import EmailLoginForm
-
         return EmailLoginForm
 
     def post(self, request, *args, **kwargs):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Count
@@ -35,7 +35,7 @@ from core.api.pagination import encode_cursor
 from core.api.timefmt import rfc3339
 from jobs import flow, kinds
 from jobs.flow import CreatedJob, ItemRun, ItemSpec, SweepReport, status_counts
-from jobs.models import Job, JobItem
+from jobs.models import JobItem
 from metering import pace, quota
 from screening import engine, services
 from screening.imo import ImoInputError, ParsedImo, imo_check_digit_valid, parse_screening_imo
@@ -71,7 +71,7 @@ class ItemInput(serializers.Serializer):
 # --- running one hull (the worker's body) ----------------------------------------------------
 
 
-def screen_item(run: ItemRun) -> None:
+def screen_item(run: ItemRun[ScreeningBatch, ScreeningBatchItem]) -> None:
     """Screen one hull: the record and the item's status commit in one transaction.
 
     The engine runs first, outside any transaction. create_screening draws the record's own unit
@@ -81,9 +81,7 @@ def screen_item(run: ItemRun) -> None:
     refunds it. If anything fails, or the claim was taken over (LeaseLost), all of it rolls back
     and the reservation stands for the next attempt or the flow's refund.
     """
-    # casts: the flow claims the item from this kind's models (JobKind does not name them to the checker).
-    batch = cast(ScreeningBatch, run.job)
-    item = cast(ScreeningBatchItem, run.item)
+    batch, item = run.job, run.item
     request = services.ScreeningRequest(
         imo=item.imo,
         check_digit_valid=imo_check_digit_valid(item.imo),
@@ -177,7 +175,7 @@ KIND = kinds.register(
         item_model=ScreeningBatchItem,
         quota_kind=quota.KIND_SCREENING,
         run_item=screen_item,
-        render=cast(Callable[[Job], dict], batch_document),
+        render=batch_document,
         settings_prefix="SCREENING_BATCH",
         job_noun="batch",
         item_noun="hull",
@@ -349,7 +347,7 @@ def dispatch(item_ids: Iterable[str]) -> int:
     return flow.dispatch(KIND, item_ids)
 
 
-def claim_item(item_id: str, now: datetime | None = None) -> ItemRun | None:
+def claim_item(item_id: str, now: datetime | None = None) -> ItemRun[ScreeningBatch, ScreeningBatchItem] | None:
     return flow.claim(KIND, item_id, now)
 
 

@@ -54,11 +54,13 @@ class DataState:
 
 
 def _version() -> str:
+    # A publication date an operator gives an undated serving copy (refresh_sources --published) is
+    # written in place: the count of dated copies and the newest date see it.
     active = SourceSnapshot.objects.filter(status=SourceSnapshot.Status.ACTIVE).aggregate(
-        newest=Max("id"), count=Count("id")
+        newest=Max("id"), count=Count("id"), dated=Count("published_at"), published=Max("published_at")
     )
     failed = SourceSnapshot.objects.filter(status=SourceSnapshot.Status.FAILED).aggregate(newest=Max("id"))
-    return f"{active['newest']}:{active['count']}:{failed['newest']}"
+    return f"{active['newest']}:{active['count']}:{active['dated']}:{active['published']}:{failed['newest']}"
 
 
 def _build(version: str) -> DataState:

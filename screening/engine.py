@@ -20,7 +20,14 @@ from screening.matching import match_hull
 from screening.records import MatchHit
 from screening.schedule import next_register_refresh, next_source_refresh
 from screening.sources_rows import sanctions_source_rows, vessel_vetting_row
-from screening.verdict import SanctionsOutcome, Verdict, decide_sanctions, editions_for, incomplete_outcome
+from screening.verdict import (
+    SANCTIONS_SOURCES,
+    SanctionsOutcome,
+    Verdict,
+    decide_sanctions,
+    editions_for,
+    incomplete_outcome,
+)
 
 ENGINE_VERSION = 32
 METHODOLOGY_VERSION = "vessel_screening_external_v1"
@@ -165,8 +172,6 @@ def screen_hull(
 
 
 def datastate_sanctions_sources() -> tuple[str, ...]:
-    from screening.verdict import SANCTIONS_SOURCES
-
     return SANCTIONS_SOURCES
 
 

@@ -21,6 +21,7 @@ from screening.ingest import record_from_json
 from screening.models import InspectionEntry, LiveRegisterName, RegisterEntry, SourceSnapshot
 from screening.normalize import normalize_name
 from screening.records import RECORD_VESSEL, Inspection, RegisterRecord
+from screening.sources.live_registers import lookup_live_registers
 
 STORES = ("service_vessel_register", "ais_registry", "tokyo_mou_psc", "paris_mou_thetis", "apcis_tokyo_mou_history")
 LIVE_REGISTERS = ("classsoc_vessel_register", "itf_ship_lookup", "iacs_vessels_in_class", "uscg_psix")
@@ -101,8 +102,6 @@ def _choose(names_by_register: dict[str, str]) -> list[str]:
 
 
 def _live_lookup(imo: str) -> list[dict]:
-    from screening.sources.live_registers import lookup_live_registers
-
     now = timezone.now()
     cached = {
         row.register: row for row in LiveRegisterName.objects.filter(imo=imo, fetched_at__gte=now - LIVE_NAME_RETENTION)

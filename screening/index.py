@@ -101,76 +101,114 @@ def _blocking_keys(folded: str) -> set[str]:
     return keys
 
 
-class SanctionsIndex:
-    """Exact and fuzzy look-ups over every active listed record."""
+_BUILD_CHUNK = 100_000
 
-    def __init__(self, records: list[ListedRecord], version: str) -> None:
-        self.records = records
-        self.version = version
-        self._by_imo: dict[str, list[ListedRecord]] = defaultdict(list)
-        self._by_mmsi: dict[str, list[ListedRecord]] = defaultdict(list)
-        self._entry_names: list[str] = []
-        self._entry_listed: list[str] = []
-        self._entry_record: list[int] = []
-        postings: dict[str, list[int]] = defaultdict(list)
-        for position, record in enumerate(records):
-            if record.record_type == RECORD_VESSEL and record.imo:
-                self._by_imo[record.imo].append(record)
-            if record.mmsi:
-                self._by_mmsi[record.mmsi].append(record)
-            seen: set[str] = set()
-            for listed in (record.name, *record.aliases):
-                folded = normalize_vessel_name(listed) if listed else ""
-                if not folded or folded in seen:
-                    continue
-                seen.add(folded)
-                entry = len(self._entry_names)
-                self._entry_names.append(folded)
-                self._entry_listed.append(listed)
-                self._entry_record.append(position)
-                for key in _blocking_keys(folded):
-                    postings[key].append(entry)
-        ceiling = max(STOP_KEY_MIN_POSTINGS, int(len(self._entry_names) * STOP_KEY_SHARE))
-        self._postings = {key: np.asarray(entries, dtype=np.int32) for key, entries in postings.items()}
-        self._stop = {key for key, entries in postings.items() if len(entries) > ceiling and not key.startswith("c:")}
-        # Per-name facts computed once here rather than for every candidate of every query: the
-        # words sorted (token-sort ratio), the length and character counts (bounds), shortness.
-        self._entry_sorted = [" ".join(sorted(name.split())) for name in self._entry_names]
-        self._entry_length = np.fromiter((len(name) for name in self._entry_names), np.int32, len(self._entry_names))
-        self._entry_letters = _letter_counts(self._entry_names)
-        self._entry_short = np.fromiter(
-            (len(name.replace(" ", "")) < SHORT_NAME_LENGTH for name in self._entry_names),
-            np.bool_,
-            len(self._entry_names),
+
+class NameIndex:
+    """Folded names, blocked and searchable by `name_similarity`; each entry belongs to an owner (an int).
+
+    Lean by construction, so that an index of a million names fits a worker (monitoring/list_updates.py
+    holds one of every monitored hull): the blocking keys are stored as their hashes in sorted arrays
+    (a key's postings are one slice), not as a dictionary of strings; per-name facts are arrays; a
+    name's words sorted are computed only for the few candidates that survive the bounds. Two keys
+    whose hashes collide share postings: more candidates, each still scored exactly, never fewer.
+
+    `stop_key_share`: a blocking key held by more than this share of all names (at least
+    STOP_KEY_MIN_POSTINGS) is skipped unless a query has nothing else; None keeps every key (an index
+    searched for every name a listing can match, not for speed on one query).
+    """
+
+    def __init__(
+        self,
+        owned_names: Iterable[tuple[int, str]],
+        *,
+        keep_listed: bool = True,
+        stop_key_share: float | None = STOP_KEY_SHARE,
+    ) -> None:
+        self.names: list[str] = []
+        self.listed: list[str] | None = [] if keep_listed else None
+        owners: list[int] = []
+        key_hashes: list[np.ndarray] = []
+        key_entries: list[np.ndarray] = []
+        key_compact: list[np.ndarray] = []
+        pending: list[tuple[int, int, bool]] = []
+
+        def flush() -> None:
+            if pending:
+                block = np.asarray(pending, dtype=np.int64)
+                key_hashes.append(block[:, 0])
+                key_entries.append(block[:, 1].astype(np.int32))
+                key_compact.append(block[:, 2].astype(np.bool_))
+                pending.clear()
+
+        for owner, listed in owned_names:
+            folded = normalize_vessel_name(listed) if listed else ""
+            if not folded:
+                continue
+            entry = len(self.names)
+            self.names.append(folded)
+            if self.listed is not None:
+                self.listed.append(listed)
+            owners.append(owner)
+            for key in _blocking_keys(folded):
+                pending.append((hash(key), entry, key.startswith("c:")))
+            if len(pending) >= _BUILD_CHUNK:
+                flush()
+        flush()
+        self.owners = np.asarray(owners, dtype=np.int32)
+        hashes = np.concatenate(key_hashes) if key_hashes else np.empty(0, np.int64)
+        entries = np.concatenate(key_entries) if key_entries else _NO_ENTRIES
+        compact_keys = np.concatenate(key_compact) if key_compact else np.empty(0, np.bool_)
+        for blocks in (key_hashes, key_entries, key_compact):  # copied into the arrays above
+            blocks.clear()
+        order = np.lexsort((entries, hashes))  # by key, then entry: each key's postings ascending
+        self._posting_entries = entries[order]
+        sorted_hashes = hashes[order]
+        self._keys, starts = np.unique(sorted_hashes, return_index=True)
+        self._starts = np.append(starts, len(sorted_hashes)).astype(np.int64)
+        key_is_compact = compact_keys[order][starts] if len(starts) else np.empty(0, np.bool_)
+        del order, sorted_hashes, hashes, entries, compact_keys
+        sizes = np.diff(self._starts)
+        if stop_key_share is None:
+            self._stop = np.zeros(len(self._keys), dtype=np.bool_)
+        else:
+            ceiling = max(STOP_KEY_MIN_POSTINGS, int(len(self.names) * stop_key_share))
+            self._stop = (sizes > ceiling) & ~key_is_compact
+        self._length = np.fromiter((len(name) for name in self.names), np.int32, len(self.names))
+        self._letters = _letter_counts(self.names)
+        self._short = np.fromiter(
+            (len(name.replace(" ", "")) < SHORT_NAME_LENGTH for name in self.names), np.bool_, len(self.names)
         )
-        exact: dict[str, list[int]] = defaultdict(list)
-        for entry, name in enumerate(self._entry_names):
-            exact[name].append(entry)
-        self._exact = dict(exact)
 
-    @classmethod
-    def build(cls, records: Iterable[ListedRecord], *, version: str) -> SanctionsIndex:
-        return cls(list(records), version)
+    def __len__(self) -> int:
+        return len(self.names)
 
-    @property
-    def name_count(self) -> int:
-        return len(self._entry_names)
+    def _postings(self, key: str) -> np.ndarray | None:
+        """The entries holding a blocking key (ascending), or None; and whether the key is a stop key."""
+        position = int(np.searchsorted(self._keys, hash(key)))
+        if position >= len(self._keys) or self._keys[position] != hash(key):
+            return None
+        return self._posting_entries[self._starts[position] : self._starts[position + 1]]
 
-    def records_by_imo(self, imo: str) -> list[ListedRecord]:
-        return list(self._by_imo.get(imo, ()))
-
-    def records_by_mmsi(self, mmsi: str) -> list[ListedRecord]:
-        return list(self._by_mmsi.get(mmsi, ()))
+    def _is_stop(self, key: str) -> bool:
+        position = int(np.searchsorted(self._keys, hash(key)))
+        return position < len(self._keys) and self._keys[position] == hash(key) and bool(self._stop[position])
 
     def _candidates(self, folded: str) -> np.ndarray:
         """Every entry sharing a useful blocking key with the folded name, ascending."""
         keys = _blocking_keys(folded)
-        useful = [key for key in keys if key not in self._stop]
-        postings = [self._postings[key] for key in (useful or keys) if key in self._postings]
+        useful = [key for key in keys if not self._is_stop(key)]
+        postings = [found for key in (useful or keys) if (found := self._postings(key)) is not None]
         if not postings:
             return _NO_ENTRIES
         if len(postings) == 1:
             return postings[0]
+        if sum(len(found) for found in postings) * 32 > len(self.names):
+            # Long postings (an index of a million names): marking a mask beats sorting their union.
+            marked = np.zeros(len(self.names), dtype=np.bool_)
+            for found in postings:
+                marked[found] = True
+            return np.flatnonzero(marked).astype(np.int32)
         return np.unique(np.concatenate(postings))
 
     def _reachable(self, folded: str, candidates: np.ndarray, cutoff: float) -> np.ndarray:
@@ -188,13 +226,20 @@ class SanctionsIndex:
         if cutoff <= 0:
             return candidates  # every score (0 included) reaches it
         # Names under five letters only ever match exactly, and exact names meet in the compact key.
-        same_letters = self._postings.get(f"c:{folded.replace(' ', '')}", _NO_ENTRIES)
-        keep = candidates[~self._entry_short[candidates]]
+        found = self._postings(f"c:{folded.replace(' ', '')}")
+        same_letters = _NO_ENTRIES if found is None else found
         query_length = len(folded)
-        lengths = self._entry_length[keep].astype(np.int64)
-        unshared = np.abs(self._entry_letters[keep].astype(np.int16) - _letter_counts([folded])[0]).sum(axis=1)
+        lengths = self._length[candidates].astype(np.int64)
+        # The letters bound below is at least the length difference: drop by length first, cheaply.
         total = lengths + query_length
         slack = 1e-6  # rounding never drops a candidate: survivors are scored exactly below
+        plausible = 100.0 * (total - np.abs(lengths - query_length)) >= (cutoff - slack) * total
+        if TYPO_SCORE >= cutoff:
+            plausible |= np.abs(lengths - query_length) <= 2
+        keep = candidates[plausible & ~self._short[candidates]]
+        lengths = self._length[keep].astype(np.int64)
+        unshared = np.abs(self._letters[keep].astype(np.int16) - _letter_counts([folded])[0]).sum(axis=1)
+        total = lengths + query_length
         possible = 100.0 * (total - unshared) >= (cutoff - slack) * total
         typo_counts = TYPO_SCORE >= cutoff
         if typo_counts:
@@ -204,9 +249,9 @@ class SanctionsIndex:
         keep = keep[possible]
         if keep.size:
             entries = keep.tolist()
-            names = [self._entry_names[entry] for entry in entries]
+            names = [self.names[entry] for entry in entries]
             reaches = process.cdist([folded], names, scorer=fuzz.ratio, dtype=np.float64)[0] >= cutoff - slack
-            sorted_names = [self._entry_sorted[entry] for entry in entries]
+            sorted_names = [" ".join(sorted(name.split())) for name in names]
             query_sorted = " ".join(sorted(folded.split()))
             reaches |= (
                 process.cdist([query_sorted], sorted_names, scorer=fuzz.ratio, dtype=np.float64)[0] >= cutoff - slack
@@ -219,33 +264,79 @@ class SanctionsIndex:
             keep = np.union1d(keep, same_letters)
         return keep
 
-    def search_names(self, name: str, *, cutoff: float) -> list[NameCandidate]:
-        """Listed records with a name or alias scoring at least `cutoff`, best first, one per record."""
+    def search(self, name: str, *, cutoff: float) -> list[tuple[int, float]]:
+        """(entry, score) of every name scoring at least `cutoff` against `name`, in entry order."""
         folded = normalize_vessel_name(name)
         if not folded:
             return []
-        best: dict[int, NameCandidate] = {}
         if len(compact(folded)) < SHORT_NAME_LENGTH:
-            # Matched only exactly (an exact name is always a candidate: it shares the compact key).
-            exact = self._exact.get(folded, ())
+            # Matched only exactly (an exact name always shares the compact key).
             if cutoff > 0:
-                scored = [(entry, 100.0) for entry in exact]
-            else:  # every candidate reaches a cutoff of 0, with a score of 0 when not exact
-                scored = [(entry, 100.0 if entry in exact else 0.0) for entry in self._candidates(folded).tolist()]
-        else:
-            scored = []
-            for entry in self._reachable(folded, self._candidates(folded), cutoff).tolist():
-                candidate_name = self._entry_names[entry]
-                if self._entry_short[entry]:
-                    score = 100.0 if candidate_name == folded else 0.0
-                else:
-                    score = name_similarity(folded, candidate_name)
+                same = self._postings(f"c:{compact(folded)}")
+                exact = [] if same is None else [entry for entry in same.tolist() if self.names[entry] == folded]
+                return [(entry, 100.0) for entry in exact]
+            return [
+                (entry, 100.0 if self.names[entry] == folded else 0.0) for entry in self._candidates(folded).tolist()
+            ]
+        scored = []
+        for entry in self._reachable(folded, self._candidates(folded), cutoff).tolist():
+            candidate_name = self.names[entry]
+            if self._short[entry]:
+                score = 100.0 if candidate_name == folded else 0.0
+            else:
+                score = name_similarity(folded, candidate_name)
+            if score >= cutoff:
                 scored.append((entry, score))
-        for entry, score in scored:
-            if score < cutoff:
-                continue
-            position = self._entry_record[entry]
+        return scored
+
+
+class SanctionsIndex:
+    """Exact and fuzzy look-ups over every active listed record."""
+
+    def __init__(self, records: list[ListedRecord], version: str) -> None:
+        self.records = records
+        self.version = version
+        self._by_imo: dict[str, list[ListedRecord]] = defaultdict(list)
+        self._by_mmsi: dict[str, list[ListedRecord]] = defaultdict(list)
+        for record in records:
+            if record.record_type == RECORD_VESSEL and record.imo:
+                self._by_imo[record.imo].append(record)
+            if record.mmsi:
+                self._by_mmsi[record.mmsi].append(record)
+        self._names = NameIndex(self._owned_names(records))
+
+    @staticmethod
+    def _owned_names(records: list[ListedRecord]) -> Iterable[tuple[int, str]]:
+        for position, record in enumerate(records):
+            seen: set[str] = set()
+            for listed in (record.name, *record.aliases):
+                folded = normalize_vessel_name(listed) if listed else ""
+                if folded and folded not in seen:
+                    seen.add(folded)
+                    yield position, listed
+
+    @classmethod
+    def build(cls, records: Iterable[ListedRecord], *, version: str) -> SanctionsIndex:
+        return cls(list(records), version)
+
+    @property
+    def name_count(self) -> int:
+        return len(self._names)
+
+    def records_by_imo(self, imo: str) -> list[ListedRecord]:
+        return list(self._by_imo.get(imo, ()))
+
+    def records_by_mmsi(self, mmsi: str) -> list[ListedRecord]:
+        return list(self._by_mmsi.get(mmsi, ()))
+
+    def search_names(self, name: str, *, cutoff: float) -> list[NameCandidate]:
+        """Listed records with a name or alias scoring at least `cutoff`, best first, one per record."""
+        best: dict[int, NameCandidate] = {}
+        listed = self._names.listed
+        assert listed is not None
+        for entry, score in self._names.search(name, cutoff=cutoff):
+            position = int(self._names.owners[entry])
             held = best.get(position)
             if held is None or score > held.score:
-                best[position] = NameCandidate(self.records[position], self._entry_listed[entry], score)
+                best[position] = NameCandidate(self.records[position], listed[entry], score)
         return sorted(best.values(), key=lambda c: (-c.score, c.record.source, c.record.name))

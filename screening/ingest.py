@@ -49,6 +49,11 @@ def checksum(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def files_checksum(files: dict[str, bytes]) -> str:
+    """One checksum for a source's file set (its parts in name order)."""
+    return checksum(b"\0".join(files[part] for part in sorted(files)))
+
+
 def record_to_json(record: object) -> dict:
     """Plain JSON for a record dataclass (dates as ISO strings, tuples as lists)."""
     out = {}
@@ -72,18 +77,50 @@ def _identity_key(record: object) -> str:
     return repr(record)
 
 
-def _previous_keys(previous: SourceSnapshot | None) -> set[str]:
+def _previous_records(previous: SourceSnapshot | None) -> list[object]:
     if previous is None:
-        return set()
-    keys: set[str] = set()
+        return []
+    records: list[object] = []
     for rows, model in (
         (previous.listed, ListedRecord),
         (previous.register_rows, RegisterRecord),
         (previous.inspections, Inspection),
     ):
-        for payload in rows.values_list("record", flat=True).iterator():
-            keys.add(_identity_key(record_from_json(model, payload)))
-    return keys
+        records.extend(record_from_json(model, payload) for payload in rows.values_list("record", flat=True).iterator())
+    return records
+
+
+def _diff_key(record: ListedRecord) -> str:
+    """A listing across editions: the source's own id when it gives one (a renamed hull keeps it)."""
+    return f"id:{record.source_record_id}" if record.source_record_id else f"imo:{record.imo or ''}|{record.name}"
+
+
+def _listing_content(record: ListedRecord) -> tuple:
+    """What a reader of a listing acts on: a change in any of it is a changed record."""
+    return (
+        record.record_type,
+        record.name,
+        tuple(sorted(record.aliases)),
+        record.imo,
+        record.mmsi,
+        tuple(sorted(record.programs)),
+    )
+
+
+def edition_diff(previous: Iterable[object], current: Iterable[object]) -> dict:
+    """The listings added, removed and changed (names, identifiers, programmes) between two editions."""
+    before = {_diff_key(r): r for r in previous if isinstance(r, ListedRecord)}
+    after = {_diff_key(r): r for r in current if isinstance(r, ListedRecord)}
+    changed = [
+        {"before": record_to_json(before[key]), "after": record_to_json(after[key])}
+        for key in sorted(before.keys() & after.keys())
+        if _listing_content(before[key]) != _listing_content(after[key])
+    ]
+    return {
+        "added": [record_to_json(after[key]) for key in sorted(after.keys() - before.keys())],
+        "removed": [record_to_json(before[key]) for key in sorted(before.keys() - after.keys())],
+        "changed": changed,
+    }
 
 
 def record_from_json(model: type, payload: dict) -> object:
@@ -145,7 +182,8 @@ def load_snapshot(
         record_failure(source, "the file holds no usable records", origin=origin, edition=edition)
         raise IngestError(f"{source}: the file holds no usable records; the previous snapshot keeps serving")
     previous = active_snapshot(source, edition)
-    previous_keys = _previous_keys(previous)
+    previous_records = _previous_records(previous)
+    previous_keys = {_identity_key(record) for record in previous_records}
     new_keys = {_identity_key(record) for record in parsed.records}
     refusal = None if allow_shrink or previous is None or previous.is_demo else shrink_refusal(previous_keys, new_keys)
     if refusal:
@@ -156,6 +194,8 @@ def load_snapshot(
             f"{label}: refused: {refusal}. Nothing changed; the previous snapshot keeps serving. If this edition "
             "is right, load it again with --allow-shrink."
         )
+    # A first edition, or one replacing demo data, has nothing real to be compared with.
+    diff = edition_diff(previous_records, parsed.records) if previous is not None and not previous.is_demo else None
     try:
         with transaction.atomic():
             snapshot = SourceSnapshot.objects.create(
@@ -169,8 +209,11 @@ def load_snapshot(
                 origin=origin[:500],
                 is_demo=is_demo,
                 message=message[:500],
-                added=len(new_keys - previous_keys),
-                removed=len(previous_keys - new_keys) if previous else 0,
+                # A listing's counts follow its diff (a renamed listing is changed, not removed and added).
+                added=len(diff["added"]) if diff else len(new_keys - previous_keys),
+                removed=len(diff["removed"]) if diff else (len(previous_keys - new_keys) if previous else 0),
+                changed=len(diff["changed"]) if diff else 0,
+                diff=diff,
             )
             _bulk(
                 ListedEntry.objects,
@@ -208,12 +251,13 @@ def load_snapshot(
         record_failure(source, f"load failed: {type(exc).__name__}: {exc}", origin=origin, edition=edition)
         raise IngestError(f"{source}: load failed ({exc}); the previous snapshot keeps serving") from exc
     logger.info(
-        "loaded %s%s: %d records (+%d added / -%d removed)%s",
+        "loaded %s%s: %d records (+%d added / -%d removed / ~%d changed)%s",
         source,
         f"/{edition}" if edition else "",
         snapshot.row_count,
         snapshot.added,
         snapshot.removed,
+        snapshot.changed,
         " (demo)" if is_demo else "",
     )
     _refresh_planner_statistics(parsed)

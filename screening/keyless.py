@@ -27,11 +27,12 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from core.api.timefmt import rfc3339
+from core.api.timefmt import parse_rfc3339, rfc3339
 from metering import concurrency, ratelimit, shared_state
+from metering.auth import signup_url
 from metering.quota import next_month_start
 from metering.switches import current_switches
-from screening import datastate, engine
+from screening import datastate, engine, freshness
 from screening.identity import STORES
 from screening.imo import imo_check_digit_valid
 from screening.verdict import SANCTIONS_SOURCES, Verdict
@@ -88,8 +89,6 @@ def usage_block(rate: ratelimit.RateState | None) -> dict:
 
 
 def _free_key_url() -> str:
-    from metering.auth import signup_url
-
     return signup_url()
 
 
@@ -124,13 +123,16 @@ def coverage_fingerprint(state: datastate.DataState) -> str:
     """The sanctions sources' state a cached answer depends on: which copy of each list serves
     (none when it is unavailable) and its last failed refresh. Read from the data state every
     process already holds (re-checked against the database at most every CHECK_SECONDS), so a
-    change made by another web process, a worker or refresh_sources is seen everywhere."""
-    parts = []
+    change made by another web process, a worker or refresh_sources is seen everywhere. The
+    sources that read stale (screening/freshness.py) are part of it too: an answer cached while a
+    list was current is not served once that list turns stale, nor the other way round."""
+    parts: list = []
     for name in SANCTIONS_SOURCES:  # the core lists and the supplementary ones (coverageComplete covers all)
         info = state.source(name)
         editions = sorted((e.edition, e.retrieved_at.isoformat(), e.row_count) for e in info.editions.values())
         attempted = info.last_attempt_at.isoformat() if info.last_attempt_at else None
         parts.append([name, editions, info.last_failure, attempted])
+    parts.append(["stale", freshness.stale_sources(state, timezone.now())])
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
@@ -154,12 +156,47 @@ def context_coverage(state: datastate.DataState, now: datetime) -> str:
     return "fresh" if (now - newest).days < FRESH_CONTEXT_DAYS else "stale"
 
 
+def editions_sentence(state: datastate.DataState, now: datetime) -> str:
+    """The lists' editions in words for the check's prose detail: each dated real file's publication
+    and age, and any list whose copy may be out of date. Empty when no real file states a date and
+    none is stale (demo data is neither dated here nor ever stale)."""
+    dated, stale = [], []
+    for editions in freshness.state_freshness(state, now, SANCTIONS_SOURCES).values():
+        for edition in editions:
+            if edition.published_at is not None and edition.age is not None and not edition.is_demo:
+                dated.append(
+                    f"{edition.label} published {edition.published_at:%Y-%m-%d} ({freshness.describe_age(edition.age)})"
+                )
+            if edition.stale:
+                stale.append(edition)
+    parts = [f"List editions: {'; '.join(dated)}."] if dated else []
+    parts.extend(edition.stale_sentence(name_edition=True) for edition in stale)
+    return " ".join(parts)
+
+
+def _with_edition_ages(report: dict, now: datetime) -> dict:
+    """The report page's copy: each match's list_edition also says how old its edition is."""
+    sanctions = report.get("sanctions") or {}
+    matches = []
+    for match in sanctions.get("matches") or []:
+        edition = match.get("list_edition")
+        published = edition.get("published") if edition else None
+        if published:
+            age = freshness.edition_age(parse_rfc3339(published), now)
+            aged = freshness.describe_age(age) if age is not None else None
+            match = {**match, "list_edition": {**edition, "age": aged}}
+        matches.append(match)
+    return {**report, "sanctions": {**sanctions, "matches": matches}} if sanctions else report
+
+
 def check_document(result: engine.ScreenResult, now: datetime) -> dict:
     """Shape 2.1 (camelCase) from an engine result."""
     identity = result.identity
     vetting = result.vetting
     owner = result.ownership
     assessed = bool(vetting.get("assessed"))
+    state = datastate.current()
+    editions = editions_sentence(state, now)
     chosen = identity.chosen_name or ""
     also = [name for name in identity.names if name != chosen]
     factors = None
@@ -174,7 +211,7 @@ def check_document(result: engine.ScreenResult, now: datetime) -> dict:
         "checkDigitValid": result.check_digit_valid,
         "sanctions": {
             "status": result.status,
-            "detail": result.sanctions.detail,
+            "detail": f"{result.sanctions.detail} {editions}" if editions else result.sanctions.detail,
             "coverageComplete": result.sanctions.coverage_complete,
             "coverageGaps": list(result.sanctions.coverage_gaps),
         },
@@ -189,7 +226,7 @@ def check_document(result: engine.ScreenResult, now: datetime) -> dict:
             "status": vetting.get("status"),
         },
         "assessed": assessed,
-        "currentContext": {"coverage": context_coverage(datastate.current(), now)},
+        "currentContext": {"coverage": context_coverage(state, now)},
         "checkedAt": rfc3339(now),
         "fullReport": f"{settings.PUBLIC_BASE_URL}/vessels/{result.imo}/report",
     }
@@ -342,9 +379,14 @@ def run_check(imo: str, ip: str, request_id: str, now: datetime | None = None) -
         concurrency.release(slot)
     document = check_document(result, now)
     report = {
-        **result.document(),
+        **_with_edition_ages(result.document(), now),
         "checked_at": rfc3339(now),
         "context_coverage": document["currentContext"]["coverage"],
+        "list_editions": [
+            edition.as_dict()
+            for editions in freshness.state_freshness(datastate.current(), now, SANCTIONS_SOURCES).values()
+            for edition in editions
+        ],
     }
     if result.status != Verdict.INCOMPLETE:
         cache.set(_cache_key(imo, fingerprint), json.dumps(document), CACHE_SECONDS)

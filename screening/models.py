@@ -41,12 +41,62 @@ class SourceSnapshot(models.Model):
     message = models.CharField(max_length=500, blank=True)
     added = models.PositiveIntegerField(default=0)
     removed = models.PositiveIntegerField(default=0)
+    changed = models.PositiveIntegerField(default=0)
+    diff = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Against the previous real edition: records added, removed and changed (screening/editions.py); "
+        "null for a first or demo edition.",
+    )
+
+    rescreened_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the monitored hulls this edition can touch were queued for re-screening."
+    )
 
     class Meta:
         indexes = [models.Index(fields=["source", "status", "retrieved_at"])]
 
     def __str__(self) -> str:
         return f"{self.source} {self.edition} {self.status} {self.retrieved_at:%Y-%m-%d %H:%M}"
+
+
+class SourceFeed(models.Model):
+    """How one source file (a source and edition) is watched: the validators of the copy last fetched,
+    when we last checked it successfully (a 304, an unchanged file or a load), and the poll lease that
+    keeps one poll per source at a time, cluster-wide (screening/polling.py, core/leases.py)."""
+
+    class Status(models.TextChoices):
+        IDLE = "idle"
+        POLLING = "polling"  # held by one poll under a lease
+
+    source = models.CharField(max_length=40)
+    edition = models.CharField(max_length=40, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.IDLE)
+    claims = models.PositiveIntegerField(default=0, help_text="The lease's fence: one more per poll.")
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    validators = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The serving copy's HTTP validators by file part, as the publisher sent them: "
+        '{"sdn": {"etag": ..., "last_modified": ...}, ...}; a poll sends them back (If-None-Match, If-Modified-Since).',
+    )
+    checked_at = models.DateTimeField(null=True, blank=True, help_text="The last successful check.")
+    attempted_at = models.DateTimeField(null=True, blank=True, help_text="The last poll, successful or not.")
+    last_error = models.CharField(
+        max_length=500, blank=True, help_text="Why the last poll failed; blank after a success."
+    )
+    refused_checksum = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="The checksum of the last file set refused (unreadable, shrank too far): polls that download "
+        "the same bytes again do not load or record it again.",
+    )
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["source", "edition"], name="one_feed_per_source_edition")]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.edition} {self.status}"
 
 
 class ListedEntry(models.Model):
@@ -97,6 +147,7 @@ class Screening(TenantModel):
         MONITOR = "monitor"
         CARGO = "cargo"  # the hull of a cargo screening
         RESOLUTION = "resolution"  # the service's own re-screen of an open INCOMPLETE
+        LIST_UPDATE = "list_update"  # a monitored hull re-screened because a new list edition can touch it
 
     imo = models.CharField(max_length=16)
     status = models.CharField(max_length=12, choices=Verdict.choices)

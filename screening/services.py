@@ -31,6 +31,9 @@ ORIGIN_API = Screening.Origin.API
 ORIGIN_BATCH = Screening.Origin.BATCH
 ORIGIN_MONITOR = Screening.Origin.MONITOR
 ORIGIN_RESOLUTION = Screening.Origin.RESOLUTION
+ORIGIN_LIST_UPDATE = Screening.Origin.LIST_UPDATE
+# The service's own initiatives, which the burst line (contract 7.5) does not count.
+SERVICE_ORIGINS = frozenset({ORIGIN_RESOLUTION, ORIGIN_LIST_UPDATE})
 REPEAT_WINDOW = timedelta(hours=24)
 
 
@@ -203,17 +206,18 @@ def create_screening(
         now=now,
     )
     incomplete = result.status == Verdict.INCOMPLETE
-    units = 0 if incomplete else 1
+    # A re-screen the service starts because a list changed is never charged (an INCOMPLETE never is).
+    units = 0 if incomplete or origin == ORIGIN_LIST_UPDATE else 1
     enroll_cause = (
         result.enroll_cause if incomplete and result.check_digit_valid and not result.identity.contested else None
     )
     screening_id = new_id("scr")
     # The free-account burst line (contract 7.5) is held inside this transaction: past it, the
     # transaction rolls back and the account is paused (402). The service's own re-screens are not counted.
-    with pace.burst_line(account, environment, counted=origin != ORIGIN_RESOLUTION) as line, transaction.atomic():
+    with pace.burst_line(account, environment, counted=origin not in SERVICE_ORIGINS) as line, transaction.atomic():
         history = HullHistory.read(account.pk, environment, request.imo)
         # The service's own re-screens are ledger entries of their own, which the pace rules do not count.
-        reason = quota.Reason.RESCREEN if origin == ORIGIN_RESOLUTION else quota.Reason.CHARGE
+        reason = quota.Reason.RESCREEN if origin in SERVICE_ORIGINS else quota.Reason.CHARGE
         state = quota.charge(account, environment, quota.KIND_SCREENING, units, imo=request.imo, reason=reason)
         admission = line.admit()  # after the charge inserted this screening's metering event
         answered = None
@@ -243,7 +247,7 @@ def create_screening(
             status=result.status,
             vessel_name=result.identity.chosen_name or "",
             customer_reference=request.customer_reference or "",
-            unit_charged=not incomplete,
+            unit_charged=units > 0,
             origin=origin,
             screened_at=now,
             expires_at=engine.expiry_of(now),

@@ -8,9 +8,11 @@ from celery import shared_task
 
 from screening import (
     batches,  # noqa: F401  (registers the screening_batch job kind in every worker)
+    polling,
     resolution,
     services,
 )
+from screening.refresh import refresh_all
 
 logger = logging.getLogger("service.resolution")
 
@@ -30,8 +32,19 @@ def run_due_follow_ups() -> dict:
     return outcomes
 
 
+@shared_task(name="screening.poll_sources")
+def poll_sources() -> int:
+    """Beat, every SOURCE_POLL_SECONDS: one poll task per source with an official URL (screening/polling.py)."""
+    return polling.send_polls()
+
+
+@shared_task(name="screening.poll_source")
+def poll_source(name: str, edition: str = "") -> str:
+    """A conditional GET of one source's files under its poll lease; loads a changed file."""
+    return polling.poll_named(name, edition)
+
+
 @shared_task(name="screening.refresh_sources")
 def refresh_sources(kind: str = "sanctions") -> dict:
-    from screening.refresh import refresh_all
-
+    """A full refresh, by hand: every source with a URL downloaded in full and loaded (or found unchanged)."""
     return refresh_all(kind=kind)

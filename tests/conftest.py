@@ -23,9 +23,11 @@ def _fresh_shared_state():
     from django.core.cache import cache
 
     from metering import concurrency, ratelimit, switches
+    from screening import freshness
 
     cache.clear()
     switches.forget_cached()
+    freshness.forget_cached()
     ratelimit.reset_all()
     concurrency.reset_all()
     yield

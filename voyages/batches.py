@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from accounts.models import ENV_LIVE, Account
 from core.api.errors import FieldViolation
@@ -30,9 +30,8 @@ from jobs.flow import (  # noqa: F401  (the voyage batch names of the flow's out
     LeaseLost,
     SweepReport,
 )
-from jobs.models import Job
 from metering import quota
-from voyages import selectors
+from voyages import selectors, services
 from voyages.models import VoyageBatch, VoyageBatchItem
 from voyages.requests import parse_route_request
 
@@ -43,11 +42,9 @@ def max_routes(environment: str) -> int:
     return quota.LIVE_MAX_ROUTES if environment == ENV_LIVE else quota.TEST_MAX_ROUTES
 
 
-def run_route(run: ItemRun) -> None:
+def run_route(run: ItemRun[VoyageBatch, VoyageBatchItem]) -> None:
     """Assess one route: the assessment (charged nothing: its unit was reserved) and the item's
     status commit in one transaction."""
-    from voyages import services
-
     batch = run.job
     violations: list[dict] = []
     request = parse_route_request(run.item.request, violations)
@@ -69,8 +66,7 @@ KIND = kinds.register(
         item_model=VoyageBatchItem,
         quota_kind=quota.KIND_ASSESSMENT,
         run_item=run_route,
-        # The flow renders only this kind's jobs, VoyageBatch rows; JobKind is not generic in its job model.
-        render=cast(Callable[[Job], dict], selectors.batch_document),
+        render=selectors.batch_document,
         settings_prefix="VOYAGE_BATCH",
         job_noun="batch",
         item_noun="route",
@@ -164,8 +160,7 @@ def dispatch(item_ids: Iterable[str]) -> int:
 def claim_item(item_id: str, now: datetime | None = None) -> tuple[VoyageBatchItem, int] | None:
     """(item, attempt) when this worker now holds the item, else None."""
     run = flow.claim(KIND, item_id, now)
-    # cast: the flow claims the item from this kind's item_model, VoyageBatchItem.
-    return None if run is None else (cast(VoyageBatchItem, run.item), run.attempt)
+    return None if run is None else (run.item, run.attempt)
 
 
 def run_item(item_id: str, now: datetime | None = None) -> str:

@@ -19,6 +19,7 @@ from voyages.layers.eez import EezLayer
 from voyages.layers.geo import RouteInput
 from voyages.layers.piracy import PiracyLayer, incidents_from_payload
 from voyages.layers.weather import Forecast, fetch_forecast
+from voyages.models import LayerSnapshot
 
 CHECK_SECONDS = 2.0
 PIRACY_LAYERS = ("piracy_asam", "piracy_imb")
@@ -39,16 +40,12 @@ _port_eez: EezLayer | None = None
 
 
 def _version() -> object:
-    from voyages.models import LayerSnapshot
-
     return LayerSnapshot.objects.aggregate(newest=Max("id"))["newest"]
 
 
 def _build(version: object) -> LayerSet:
     global _port_eez
     from shapely.geometry import shape
-
-    from voyages.models import LayerSnapshot
 
     active = {
         row.layer: row

@@ -32,7 +32,6 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING
 
 from django.db import DatabaseError
 from django.db.models import QuerySet
@@ -41,10 +40,10 @@ from rapidfuzz import fuzz, process
 from core.versioned_state import VersionedState
 from screening.normalize import compact, fold
 from voyages import port_corrections
+from voyages.layers.loading import activate_layer, fail_layer
+from voyages.models import LayerSnapshot
 from voyages.port_aliases import PORT_ALIASES
-
-if TYPE_CHECKING:
-    from voyages.models import LayerSnapshot
+from voyages.routing import network
 
 MAX_PORT_SNAP_NM = 150.0
 # The last 40 nm to a berth may follow a river or dredged channel the 1 km land mask cannot see.
@@ -197,8 +196,6 @@ def corrected_bundled_ports() -> list[tuple[str, str, str, float, float, int]]:
 
 @lru_cache(maxsize=1)
 def _routable() -> tuple[tuple[Port, ...], tuple[tuple[str, str], ...]]:
-    from voyages.routing import network
-
     net = network()
     ports: list[Port] = []
     seen: dict[str, int] = {}
@@ -240,8 +237,6 @@ ALIAS_CHECK_SECONDS = 5.0
 
 
 def _active_aliases() -> QuerySet:
-    from voyages.models import LayerSnapshot
-
     return LayerSnapshot.objects.filter(layer="port_aliases", status=LayerSnapshot.Status.ACTIVE).order_by(
         "-loaded_at", "-id"
     )
@@ -315,8 +310,6 @@ def parse_unlocode_aliases(data: bytes, catalogue: PortCatalogue) -> tuple[list[
 
 def load_unlocode_aliases(data: bytes, origin: str) -> LayerSnapshot:
     """Load an alias file as the serving `port_aliases` layer (atomic; a bad file changes nothing)."""
-    from voyages.layers.loading import activate_layer, fail_layer
-
     try:
         aliases, skipped = parse_unlocode_aliases(data, build_catalogue())
     except (ValueError, UnicodeDecodeError) as exc:

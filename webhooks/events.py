@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db import transaction
 
+from webhooks.delivery import fan_out
 from webhooks.models import Event
 
 # The types an endpoint may list in event_types (contract part 6, plus completions as they arrive).
@@ -24,6 +25,7 @@ EVENT_TYPES = (
     "corridor_data.degraded",
     "corridor_data.recovered",
     "corridor_monitor.deferred",
+    "sanctions_list.updated",
 )
 
 
@@ -33,8 +35,6 @@ def emit(account_id: str, environment: str, event_type: str, data: dict[str, Any
     The deliveries' tasks are sent once that transaction commits (transactional outbox): an
     event rolled back is never delivered, an event committed is never lost.
     """
-    from webhooks.delivery import fan_out
-
     if event_type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {event_type}")
     with transaction.atomic():  # the event and its deliveries commit together, called alone or nested

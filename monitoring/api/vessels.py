@@ -122,6 +122,15 @@ class RunSchema(serializers.Serializer):
     vessel_monitor_id = serializers.CharField()
     slot = serializers.DateTimeField()
     simulated = serializers.BooleanField()
+    trigger = serializers.ChoiceField(
+        choices=VesselMonitorRun.Trigger.values,
+        help_text="schedule: the daily slot (or a simulation). list_update: out of cycle, because a new edition of a "
+        "sanctions list changed a listing this hull can match; such a run charges no unit and leaves the daily "
+        "slot where it was.",
+    )
+    list_snapshot_id = serializers.CharField(
+        allow_null=True, help_text="The list edition (snp_…) that triggered a list_update run; null otherwise"
+    )
     status = serializers.ChoiceField(choices=RunStatus.values)
     outcome = serializers.ChoiceField(choices=VesselMonitorRun.Outcome.values, allow_null=True)
     screening_id = serializers.CharField(allow_null=True)

@@ -5,6 +5,12 @@ is a designation that a primary list must corroborate (else AMBER shape 3); `mar
 `mare.detained`, `reg.warn`, `poi` and any other tag are watchlist tags (AMBER shape 2). A
 maritime row whose `risk` is empty is no listing and is not loaded. IMO numbers on non-vessel
 records are company numbers, never hull IMOs.
+
+Publication time: the FtM export has no header, but every entity carries `last_seen`, the time
+the aggregator's build last saw it; the newest of them is when this export was assembled, and is
+taken as the edition's publication time (naive stamps are UTC). The maritime CSV carries no date
+at all (no column or header line holds one): its publication time is unknown unless the operator
+gives it (`refresh_sources --published`) or the download's Last-Modified does.
 """
 
 from __future__ import annotations
@@ -13,11 +19,12 @@ import csv
 import io
 import json
 import re
+from datetime import UTC, datetime
 from typing import TypedDict
 
 from screening.imo import imo_check_digit_valid
 from screening.records import RECORD_ENTITY, RECORD_VESSEL, ListedRecord, ParsedSnapshot
-from screening.sources.formats import decode_text
+from screening.sources.formats import decode_text, iso_timestamp
 
 SOURCE = "opensanctions"
 ENTITY_URL = "https://www.opensanctions.org/entities/{}/"
@@ -78,8 +85,18 @@ def _record(
     return ListedRecord(record_type=RECORD_ENTITY, company_numbers=(imo,) if imo else (), **common)
 
 
+def _seen_at(entity: dict) -> datetime | None:
+    """An entity's `last_seen` as an aware time (the aggregator writes it naive, in UTC)."""
+    value = entity.get("last_seen")
+    seen = iso_timestamp(value) if isinstance(value, str) else None
+    if seen is not None and seen.tzinfo is None:
+        seen = seen.replace(tzinfo=UTC)
+    return seen
+
+
 def parse_ftm_jsonl(data: bytes) -> ParsedSnapshot:
     records, warnings = [], []
+    published: datetime | None = None
     for line_number, line in enumerate(decode_text(data).splitlines(), start=1):
         if not line.strip():
             continue
@@ -90,6 +107,9 @@ def parse_ftm_jsonl(data: bytes) -> ParsedSnapshot:
         except (ValueError, KeyError, AttributeError):
             warnings.append(f"line {line_number}: not a FollowTheMoney entity")
             continue
+        seen = _seen_at(entity)
+        if seen is not None and (published is None or seen > published):
+            published = seen
         names = props.get("name") or []
         if not names:
             continue
@@ -109,7 +129,7 @@ def parse_ftm_jsonl(data: bytes) -> ParsedSnapshot:
         )
     if not records and warnings:
         raise ValueError("no FollowTheMoney entities in the file")
-    return ParsedSnapshot(SOURCE, records=records, warnings=warnings)
+    return ParsedSnapshot(SOURCE, records=records, published_at=published, warnings=warnings)
 
 
 def parse_maritime_csv(data: bytes) -> ParsedSnapshot:

@@ -5,6 +5,15 @@ them with SOURCE_URL_<NAME>_<PART or EDITION> (e.g. SOURCE_URL_OFAC_SDN_SDN or
 SOURCE_URL_EU_SANCTIONS_EU_FSF). Sources without a stable official machine-readable URL
 (the UN 1718 vessel list, the Ukrainian shadow-fleet list, the register stores) are
 loaded from files: `manage.py refresh_sources --source NAME --file PATH`.
+
+`cadence` is how long our copy may go without a successful check before it reads stale
+(screening/freshness.py): it measures our copy, never the publisher. OFAC publishes several
+times a week, so a copy not checked for 2 days may miss an edition; the UN, EU and UK lists
+and the aggregated build publish whenever there is something to publish (any day), so 3 days
+without a check, i.e. several missed daily refreshes, is a copy that may be out of date. A
+file only an operator can bring (no official machine-readable URL: the UN 1718 vessel list,
+the EU journal and map mirrors, the maritime CSV, the Ukrainian list) changes with sanctions
+packages, every few weeks to months; 30 days without a reload means a package may be missing.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from importlib import import_module
 
 from screening.records import (
@@ -25,6 +35,8 @@ from screening.records import (
 
 
 def _ofac_csv(files: dict[str, bytes]) -> ParsedSnapshot:
+    # lazy like the parsers _single imports: a parser (with xml.etree, ~8 ms) loads only in a process that
+    # loads a source, not in every process that reads the catalogue
     from screening.sources.ofac import parse_sdn_csv, parse_sdn_xml
 
     if "sdn" in files:
@@ -87,6 +99,9 @@ class Source:
     parser_key: str
     urls: dict[str, str] = field(default_factory=dict)
     edition: str = ""
+    # The longest our copy may go without a successful check; None: never stale.
+    cadence: timedelta | None = None
+    cadence_note: str = ""  # how the publisher publishes, in words
 
     def url(self, part: str) -> str:
         override = os.environ.get(f"SOURCE_URL_{self.name.upper()}_{(self.edition or part).upper()}")
@@ -100,6 +115,10 @@ class Source:
         return PARSERS[self.parser_key](files)
 
 
+SEVERAL_A_WEEK = timedelta(days=2)
+AS_PUBLISHED = timedelta(days=3)
+OPERATOR_SUPPLIED = timedelta(days=30)
+
 SANCTIONS_SOURCES: tuple[Source, ...] = (
     Source(
         "ofac_sdn",
@@ -111,6 +130,8 @@ SANCTIONS_SOURCES: tuple[Source, ...] = (
             "alt": "https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/ALT.CSV",
             "add": "https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/ADD.CSV",
         },
+        cadence=SEVERAL_A_WEEK,
+        cadence_note="several times a week",
     ),
     Source(
         "un_sanctions",
@@ -118,6 +139,8 @@ SANCTIONS_SOURCES: tuple[Source, ...] = (
         "UN Security Council consolidated list (XML)",
         "un_consolidated",
         {"xml": "https://scsanctions.un.org/resources/xml/en/consolidated.xml"},
+        cadence=AS_PUBLISHED,
+        cadence_note="as published",
     ),
     Source(
         "un_sanctions",
@@ -125,6 +148,8 @@ SANCTIONS_SOURCES: tuple[Source, ...] = (
         "UN 1718 Committee designated vessels (CSV, operator-supplied)",
         "un_1718",
         edition="un_1718_vessels",
+        cadence=OPERATOR_SUPPLIED,
+        cadence_note="operator-supplied",
     ),
     Source(
         "eu_sanctions",
@@ -133,6 +158,8 @@ SANCTIONS_SOURCES: tuple[Source, ...] = (
         "eu_fsf",
         {"xml": ""},
         edition="eu_fsf",
+        cadence=AS_PUBLISHED,
+        cadence_note="as published",
     ),
     Source(
         "eu_sanctions",
@@ -140,9 +167,17 @@ SANCTIONS_SOURCES: tuple[Source, ...] = (
         "Mirror of Official Journal vessel listings (CSV)",
         "eu_journal",
         edition="eu_journal_sanctions",
+        cadence=OPERATOR_SUPPLIED,
+        cadence_note="operator-supplied",
     ),
     Source(
-        "eu_sanctions", ROLE_DESIGNATING, "EU Sanctions Map vessel listings (CSV)", "eu_map", edition="eu_sanctions_map"
+        "eu_sanctions",
+        ROLE_DESIGNATING,
+        "EU Sanctions Map vessel listings (CSV)",
+        "eu_map",
+        edition="eu_sanctions_map",
+        cadence=OPERATOR_SUPPLIED,
+        cadence_note="operator-supplied",
     ),
     Source(
         "uk_sanctions",
@@ -150,6 +185,8 @@ SANCTIONS_SOURCES: tuple[Source, ...] = (
         "UK Sanctions List (CSV)",
         "uk_csv",
         {"csv": "https://sanctionslist.fcdo.gov.uk/docs/UK-Sanctions-List.csv"},
+        cadence=AS_PUBLISHED,
+        cadence_note="as published",
     ),
     Source(
         "opensanctions",
@@ -157,11 +194,26 @@ SANCTIONS_SOURCES: tuple[Source, ...] = (
         "Aggregated dataset: FollowTheMoney entities (JSON lines)",
         "aggregated_ftm",
         {"jsonl": "https://data.opensanctions.org/datasets/latest/default/entities.ftm.json"},
+        cadence=AS_PUBLISHED,
+        cadence_note="as published (a daily build)",
     ),
     Source(
-        "opensanctions", ROLE_AGGREGATED, "Aggregated dataset: maritime CSV", "aggregated_maritime", edition="maritime"
+        "opensanctions",
+        ROLE_AGGREGATED,
+        "Aggregated dataset: maritime CSV",
+        "aggregated_maritime",
+        edition="maritime",
+        cadence=OPERATOR_SUPPLIED,
+        cadence_note="operator-supplied",
     ),
-    Source("ua_war_sanctions", ROLE_WATCHLIST, "Ukrainian shadow-fleet vessel list (CSV, operator-supplied)", "ua"),
+    Source(
+        "ua_war_sanctions",
+        ROLE_WATCHLIST,
+        "Ukrainian shadow-fleet vessel list (CSV, operator-supplied)",
+        "ua",
+        cadence=OPERATOR_SUPPLIED,
+        cadence_note="operator-supplied",
+    ),
 )
 
 REGISTER_STORES = (

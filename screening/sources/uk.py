@@ -1,22 +1,41 @@
 """UK Sanctions List (FCDO) as CSV: persons, entities and ships (Designation Type "Ship").
 
 The published CSV may open with a report-date line; the header is the row holding "Unique
-ID". Columns read: Unique ID, Name 1..Name 6, Name type (Primary name / Alias / ...),
-Regime Name, Designation Type, IMO number, Current believed flag of ship, Previous flags,
-Current owner/operator (s), Date Designated (DD/MM/YYYY). Several rows per Unique ID (one per
-name) merge into one record.
+ID". The list's date is that line: "Report Date: 20-Nov-2026" (the FCDO's UK Sanctions List) or
+"Last Updated,20/11/2026" (the OFSI consolidated list's layout); it becomes the edition's
+publication time (the start of that day, UTC). A file without it has no publication time.
+
+Columns read: Unique ID, Name 1..Name 6, Name type (Primary name / Alias / ...), Regime Name,
+Designation Type, IMO number, Current believed flag of ship, Previous flags, Current
+owner/operator (s), Date Designated (DD/MM/YYYY). Several rows per Unique ID (one per name)
+merge into one record.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from screening.imo import imo_check_digit_valid
 from screening.records import RECORD_ENTITY, RECORD_VESSEL, ListedRecord, ParsedSnapshot
-from screening.sources.formats import country_code, csv_rows, decode_text, parse_date
+from screening.sources.formats import country_code, csv_rows, decode_text, parse_date, utc_midnight
 
 SOURCE = "uk_sanctions"
 NAME_COLUMNS = ("Name 1", "Name 2", "Name 3", "Name 4", "Name 5", "Name 6")
+
+
+# The line above the header that dates the file: "Report Date: 20-Nov-2026", "Last Updated,20/11/2026".
+_FILE_DATE = re.compile(r"^\W*(?:report date|last updated)\s*[:,]?\s*\"?([^\",]+)", re.IGNORECASE)
+_FILE_DATE_PATTERNS = ("%d-%b-%Y", "%d/%m/%Y", "%Y-%m-%d", "%d %B %Y", "%d %b %Y")
+
+
+def _file_date(lines: list[str]) -> datetime | None:
+    """The publication time the lines above the header state, or None."""
+    for line in lines:
+        found = _FILE_DATE.match(line.strip())
+        if found:
+            return utc_midnight(parse_date(found.group(1).strip(), *_FILE_DATE_PATTERNS))
+    return None
 
 
 def _date(value: str) -> str | None:
@@ -73,4 +92,4 @@ def parse_uk_csv(data: bytes) -> ParsedSnapshot:
             )
         else:
             records.append(ListedRecord(record_type=RECORD_ENTITY, **common))
-    return ParsedSnapshot(SOURCE, records=records, warnings=warnings)
+    return ParsedSnapshot(SOURCE, records=records, published_at=_file_date(lines[:start]), warnings=warnings)

@@ -7,9 +7,29 @@ import itertools
 import pytest
 from django.core.management import call_command
 
-from screening import datastate
+from screening import datastate, freshness
 
 _keys = itertools.count()
+
+
+def undated_sdn_csv(imo: str = "9074729") -> str:
+    """OFAC SDN.CSV as published (header-less, 12 columns, "-0- " for empty; it states no publication
+    date): a tanker listed by `imo` and a company."""
+    return (
+        '36,"FIXTURE TANKER","vessel","IRAN",-0- ,-0- ,"Crude Oil Tanker",-0- ,-0- ,"Panama",-0- ,'
+        f'"Vessel Registration Identification IMO {imo}."\n'
+        '173,"FIXTURE TRADING CO.",-0- ,"CUBA",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- \n'
+    )
+
+
+@pytest.fixture
+def fresh_list_state():
+    """The data state and the last checks are read afresh before and after the test."""
+    freshness.forget_cached()
+    datastate.invalidate()
+    yield
+    freshness.forget_cached()
+    datastate.invalidate()
 
 
 @pytest.fixture

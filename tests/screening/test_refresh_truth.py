@@ -177,8 +177,8 @@ def test_a_normal_edition_loads_and_every_load_logs_added_and_removed(tmp_path, 
     assert "(+4 / -1)" in out
     messages = [r.getMessage() for r in caplog.records if r.name == "service.ingest"]
     assert messages == [
-        "loaded ofac_sdn: 30 records (+30 added / -0 removed)",
-        "loaded ofac_sdn: 33 records (+4 added / -1 removed)",
+        "loaded ofac_sdn: 30 records (+30 added / -0 removed / ~0 changed)",
+        "loaded ofac_sdn: 33 records (+4 added / -1 removed / ~0 changed)",
     ]
 
 

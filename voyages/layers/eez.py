@@ -23,6 +23,7 @@ from shapely import STRtree, points
 from voyages.layers.geo import RouteInput, inside_mask, route_samples
 from voyages.layers.jwc import FULLY_LISTED_COUNTRIES
 from voyages.layers.sanctions_regimes import COMPREHENSIVE, regimes_for
+from voyages.ports import corrected_bundled_ports
 
 EEZ_BREADTH_NM = 200.0
 APPROXIMATION_MESSAGE = (
@@ -59,8 +60,6 @@ class EezLayer:
 
     @classmethod
     def from_ports(cls) -> EezLayer:
-        from voyages.ports import corrected_bundled_ports
-
         # The bundled ports after our corrections (a misplaced port would claim open sea for its country).
         codes, coords = [], []
         for _locode, _name, country_code, lat, lon, _weight in corrected_bundled_ports():

@@ -4,6 +4,7 @@ refresh_sources                                   every source with an official 
 refresh_sources --source ofac_sdn                 one source, downloaded
 refresh_sources --source ofac_sdn --file SDN.CSV --file ALT.CSV --file ADD.CSV   (or --file SDN.XML)
 refresh_sources --source ofac_sdn --file sdn=sdn-2024-05-03.csv                  (PART= names a file)
+refresh_sources --source ofac_sdn --file sdn=sdn.csv --published 2024-05-03       (the edition's date)
 refresh_sources --source eu_sanctions --edition eu_journal_sanctions --file journal.csv
 refresh_sources --source tokyo_mou_psc --kind inspections --file inspections.csv
 refresh_sources --layer piracy_asam --file asam.csv      (piracy_imb, country_indicators, eez)
@@ -19,6 +20,12 @@ A source with one file takes `--file PATH`; OFAC's set is told apart by its offi
 A load that would remove more than a fifth of the serving copy's records, or shares none with
 it (another list in the same format), is refused and the previous copy keeps serving;
 `--allow-shrink` loads it anyway (screening.ingest, "Shrink guard").
+
+--published YYYY-MM-DD[THH:MM:SSZ] says when the publisher issued an operator's file (OFAC's
+SDN.CSV, the maritime CSV and the operator-saved vessel lists state no date of their own). A date
+the file stamps itself wins; when the two differ the command says so. After the load the command
+says when the serving edition's publication date is still unknown, and how to set it: an
+edition's age (list_edition.published, the sources rows) can only be shown when it is known.
 
 --from-dir recognises these names (case-insensitive) and says which files it skipped and why:
   OFAC      SDN.CSV (+ ALT.CSV, ADD.CSV beside it), or SDN.XML when there is no SDN.CSV; any
@@ -39,14 +46,43 @@ it (another list in the same format), is refused and the previous copy keeps ser
 from __future__ import annotations
 
 import re
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
-from screening import refresh
-from screening.ingest import IngestError
+from core.api.timefmt import rfc3339
+from screening import datastate, refresh
+from screening.ingest import IngestError, active_snapshot
+from screening.models import SourceSnapshot
+from screening.sources.catalog import sources_named
 from voyages.layers import loading
 from voyages.ports import load_unlocode_aliases
+
+PUBLISHED_FORMAT = "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ"
+_PUBLISHED = re.compile(r"^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:Z|[+-]\d{2}:\d{2}))?$")
+
+
+def parse_published(value: str, now: datetime | None = None) -> datetime:
+    """--published as an aware time (a date alone is the start of that day, UTC); CommandError if malformed
+    or in the future."""
+    text = value.strip()
+    try:
+        if not _PUBLISHED.match(text):
+            raise ValueError(text)
+        parsed = (
+            datetime.combine(date.fromisoformat(text), datetime.min.time(), tzinfo=UTC)
+            if len(text) == 10
+            else datetime.fromisoformat(text.replace("Z", "+00:00"))
+        )
+    except ValueError:
+        raise CommandError(
+            f"--published {value!r} is not a date: give {PUBLISHED_FORMAT} (UTC), e.g. 2024-05-03"
+        ) from None
+    if parsed > (now or timezone.now()):
+        raise CommandError(f"--published {value!r} is in the future; give the date the publisher issued the file")
+    return parsed
 
 
 def _read_files(specs: list[str]) -> list[tuple[str | None, str, bytes]]:
@@ -89,6 +125,12 @@ class Command(BaseCommand):
             "--from-dir", metavar="DIR", help="Load every file under DIR recognised by its official name"
         )
         parser.add_argument(
+            "--published",
+            metavar="YYYY-MM-DD[THH:MM:SSZ]",
+            help="When the publisher issued the file given with --file (UTC), for a file that states no date "
+            "itself; a date the file stamps wins",
+        )
+        parser.add_argument(
             "--allow-shrink",
             action="store_true",
             help="Load even when the file would remove more than a fifth of the serving copy's records "
@@ -96,6 +138,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options) -> None:
+        published = parse_published(options["published"]) if options["published"] is not None else None
+        if published is not None and not (options["source"] and options["file"]):
+            raise CommandError("--published dates one operator's file: use it with --source NAME --file PATH")
         if options["from_dir"]:
             self._from_dir(Path(options["from_dir"]), allow_shrink=options["allow_shrink"])
             return
@@ -121,6 +166,7 @@ class Command(BaseCommand):
                     origin=", ".join(options["file"]),
                     kind=options["kind"],
                     allow_shrink=options["allow_shrink"],
+                    published_at=published,
                 )
             else:
                 outcome = refresh.refresh_source(
@@ -133,6 +179,36 @@ class Command(BaseCommand):
         )
         if outcome.status == "failed":
             raise CommandError(outcome.detail)
+        if options["file"] and outcome.status in {"loaded", "unchanged"} and sources_named(outcome.source):
+            self._publication(outcome.source, outcome.edition, published, loaded=outcome.status == "loaded")
+
+    def _publication(self, name: str, edition: str, given: datetime | None, *, loaded: bool) -> None:
+        """Say what the serving edition's publication date is, where it came from, or that it is unknown."""
+        serving = active_snapshot(name, edition)
+        if serving is None:
+            return
+        label = f"{name}{'/' + edition if edition else ''}"
+        stamped = serving.published_at
+        if stamped is None and given is not None:
+            # The same file as the serving copy (unchanged) that was loaded without a date: date it now.
+            SourceSnapshot.objects.filter(pk=serving.pk, published_at__isnull=True).update(published_at=given)
+            datastate.invalidate()
+            stamped = given
+        if stamped is None:
+            self.stdout.write(
+                f"{label}: publication date unknown: the file states none. Give it with --published "
+                f"{PUBLISHED_FORMAT} (the date on the publisher's page) and load the file again."
+            )
+        elif given is not None and stamped != given:
+            # A loaded edition took `given` unless the file stamps its own date; an unchanged one keeps
+            # the date its copy was loaded with.
+            origin = "as the file states" if loaded else "as the serving copy (the same file) records it"
+            self.stdout.write(
+                f"{label}: published {rfc3339(stamped)} {origin}; --published {rfc3339(given)} differs "
+                "and was not used."
+            )
+        else:
+            self.stdout.write(f"{label}: published {rfc3339(stamped)}.")
 
     def _layer(self, layer: str, specs: list[str]) -> None:
         files = [data for _part, _name, data in _read_files(specs)]
