@@ -23,13 +23,20 @@ edition: source, edition, publication time, counts, and how many of its monitore
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import shutil
+import tempfile
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 import numpy as np
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max
 from django.utils import timezone
@@ -68,8 +75,15 @@ def _index_version() -> tuple:
         .order_by("pk")
         .values_list("pk", flat=True)
     )
-    live_names = LiveRegisterName.objects.aggregate(newest=Max("id"), count=Count("id"))
-    return (monitors["count"], monitors["newest"], registers, live_names["newest"], live_names["count"])
+    live_names = LiveRegisterName.objects.aggregate(newest=Max("id"), count=Count("id"), fetched=Max("fetched_at"))
+    return (
+        monitors["count"],
+        monitors["newest"],
+        registers,
+        live_names["newest"],
+        live_names["count"],
+        str(live_names["fetched"]),
+    )
 
 
 def _hull_names() -> tuple[dict[str, list[str]], dict[str, str]]:
@@ -108,12 +122,17 @@ def _monitored_hulls(held: dict[str, list[str]]) -> Iterator[tuple[str, list[str
 
 class MonitoredHulls:
     """Every live-monitored hull by IMO, MMSI and names, lean enough for a million hulls: IMOs as one
-    sorted integer array, the names in a NameIndex whose entries point back into it.
+    sorted integer array, the names in a NameIndex whose entries point back into it."""
 
-    `hulls`: (IMO, names) ascending by IMO (IMOs are seven digits: text order is number order)."""
-
-    def __init__(self, hulls: Iterable[tuple[str, list[str]]], mmsis: dict[str, str], version: str) -> None:
+    def __init__(self, names: NameIndex, imos: np.ndarray, by_mmsi: dict[str, str], version: str) -> None:
+        self.names = names
+        self.imos = imos
+        self._by_mmsi = by_mmsi
         self.version = version
+
+    @classmethod
+    def build(cls, hulls: Iterable[tuple[str, list[str]]], mmsis: dict[str, str], version: str) -> MonitoredHulls:
+        """`hulls`: (IMO, names) ascending by IMO (IMOs are seven digits: text order is number order)."""
         imos: list[int] = []
 
         def owned_names() -> Iterator[tuple[int, str]]:
@@ -122,9 +141,23 @@ class MonitoredHulls:
                 for name in dict.fromkeys(n for n in names if n):
                     yield len(imos) - 1, name
 
-        self.names = NameIndex(owned_names(), keep_listed=False, stop_key_share=None)
-        self.imos = np.asarray(imos, dtype=np.int32)
-        self._by_mmsi = {mmsi: imo for imo, mmsi in mmsis.items()}
+        names = NameIndex(owned_names(), keep_listed=False, stop_key_share=None, portable=True)
+        return cls(names, np.asarray(imos, dtype=np.int32), {mmsi: imo for imo, mmsi in mmsis.items()}, version)
+
+    def save(self, folder: Path) -> None:
+        (folder / "names").mkdir()
+        self.names.save(folder / "names")
+        np.save(folder / "imos.npy", self.imos)
+        (folder / "mmsis.json").write_text(json.dumps(self._by_mmsi))
+
+    @classmethod
+    def load(cls, folder: Path, version: str) -> MonitoredHulls:
+        return cls(
+            NameIndex.load(folder / "names"),
+            np.load(folder / "imos.npy", mmap_mode="r"),
+            json.loads((folder / "mmsis.json").read_text()),
+            version,
+        )
 
     def __len__(self) -> int:
         return len(self.imos)
@@ -144,9 +177,46 @@ class MonitoredHulls:
         }
 
 
+# Written once per version under VAR_DIR and mapped by every process that needs it: a worker process
+# that handles its first edition loads the index in a moment instead of building it (about a minute for
+# a million monitors), and the processes of a host share its pages instead of each holding a copy.
+INDEX_FOLDER = "indexes"
+STALE_INDEX_SECONDS = 3600
+
+
+def _folder_for(version: tuple) -> Path:
+    database = settings.DATABASES["default"]
+    stamp = repr((database.get("HOST"), database.get("PORT"), database.get("NAME"), version))
+    return Path(settings.VAR_DIR) / INDEX_FOLDER / f"monitored-{hashlib.sha256(stamp.encode()).hexdigest()[:20]}"
+
+
 def _build_index(version: tuple) -> MonitoredHulls:
+    folder = _folder_for(version)
+    if (folder / "COMPLETE").exists():
+        return MonitoredHulls.load(folder, repr(version))
     held, mmsis = _hull_names()
-    return MonitoredHulls(_monitored_hulls(held), mmsis, repr(version))
+    built = MonitoredHulls.build(_monitored_hulls(held), mmsis, repr(version))
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".building-", dir=folder.parent))
+    try:
+        built.save(scratch)
+        (scratch / "COMPLETE").touch()
+        try:
+            scratch.rename(folder)
+        except OSError:  # another process wrote the same version meanwhile: use theirs
+            pass
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    _forget_old_indexes(folder)
+    return MonitoredHulls.load(folder, repr(version)) if (folder / "COMPLETE").exists() else built
+
+
+def _forget_old_indexes(current: Path) -> None:
+    """Remove other versions not touched for an hour (a process still mapping one keeps its pages)."""
+    cutoff = time.time() - STALE_INDEX_SECONDS
+    for folder in current.parent.iterdir():
+        if folder != current and folder.stat().st_mtime < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 _index: VersionedState[MonitoredHulls] = VersionedState(_index_version, _build_index, INDEX_CHECK_SECONDS)

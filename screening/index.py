@@ -17,10 +17,13 @@ result is the same as scoring every blocked candidate with `name_similarity`
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import overload
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -102,6 +105,42 @@ def _blocking_keys(folded: str) -> set[str]:
 
 
 _BUILD_CHUNK = 100_000
+_LENGTH_FIRST_FROM = 2_000
+
+
+def _key_hash(key: str) -> int:
+    """A blocking key's 64-bit hash, the same in every process (Python's str hash is salted per
+    process), so that an index written by one process reads right in another."""
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little", signed=True)
+
+
+class PackedNames(Sequence[str]):
+    """Folded names as one UTF-8 buffer and their offsets: no Python object per name, and two arrays
+    a file can hold and every process can map."""
+
+    def __init__(self, buffer: np.ndarray, offsets: np.ndarray) -> None:
+        self.buffer = buffer
+        self.offsets = offsets
+
+    @classmethod
+    def pack(cls, names: Sequence[str]) -> PackedNames:
+        encoded = [name.encode() for name in names]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(item) for item in encoded], out=offsets[1:])
+        return cls(np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        start, end = int(self.offsets[index]), int(self.offsets[index + 1])
+        return self.buffer[start:end].tobytes().decode()
 
 
 class NameIndex:
@@ -115,7 +154,9 @@ class NameIndex:
 
     `stop_key_share`: a blocking key held by more than this share of all names (at least
     STOP_KEY_MIN_POSTINGS) is skipped unless a query has nothing else; None keeps every key (an index
-    searched for every name a listing can match, not for speed on one query).
+    searched for every name a listing can match, not for speed on one query). `portable`: the keys are
+    hashed the same in every process, so the index can be saved and loaded elsewhere (a little slower
+    than Python's own per-process hash, which an index held in memory only uses).
     """
 
     def __init__(
@@ -124,8 +165,11 @@ class NameIndex:
         *,
         keep_listed: bool = True,
         stop_key_share: float | None = STOP_KEY_SHARE,
+        portable: bool = False,
     ) -> None:
-        self.names: list[str] = []
+        names: list[str] = []
+        self.names: Sequence[str] = names
+        self._hash: Callable[[str], int] = _key_hash if portable else hash
         self.listed: list[str] | None = [] if keep_listed else None
         owners: list[int] = []
         key_hashes: list[np.ndarray] = []
@@ -145,13 +189,13 @@ class NameIndex:
             folded = normalize_vessel_name(listed) if listed else ""
             if not folded:
                 continue
-            entry = len(self.names)
-            self.names.append(folded)
+            entry = len(names)
+            names.append(folded)
             if self.listed is not None:
                 self.listed.append(listed)
             owners.append(owner)
             for key in _blocking_keys(folded):
-                pending.append((hash(key), entry, key.startswith("c:")))
+                pending.append((self._hash(key), entry, key.startswith("c:")))
             if len(pending) >= _BUILD_CHUNK:
                 flush()
         flush()
@@ -180,25 +224,59 @@ class NameIndex:
             (len(name.replace(" ", "")) < SHORT_NAME_LENGTH for name in self.names), np.bool_, len(self.names)
         )
 
+    _ARRAYS = ("owners", "_posting_entries", "_keys", "_starts", "_stop", "_length", "_letters", "_short")
+
+    def save(self, folder: Path) -> None:
+        """Write the index into `folder` (an empty directory) for `load`; names are packed."""
+        if self.listed is not None or self._hash is not _key_hash:
+            raise ValueError("only a portable index without listed names can be saved")
+        packed = self.names if isinstance(self.names, PackedNames) else PackedNames.pack(self.names)
+        for name in self._ARRAYS:
+            np.save(folder / f"{name.lstrip('_')}.npy", getattr(self, name))
+        np.save(folder / "names_buffer.npy", packed.buffer)
+        np.save(folder / "names_offsets.npy", packed.offsets)
+
+    @classmethod
+    def load(cls, folder: Path) -> NameIndex:
+        """An index `save` wrote, its arrays mapped read-only: processes that load one folder share
+        its pages instead of each holding a copy."""
+        index = cls.__new__(cls)
+        for name in cls._ARRAYS:
+            setattr(index, name, np.load(folder / f"{name.lstrip('_')}.npy", mmap_mode="r"))
+        index.names = PackedNames(
+            np.load(folder / "names_buffer.npy", mmap_mode="r"), np.load(folder / "names_offsets.npy", mmap_mode="r")
+        )
+        index.listed = None
+        index._hash = _key_hash
+        return index
+
     def __len__(self) -> int:
         return len(self.names)
 
+    def _slot(self, key: str) -> int | None:
+        hashed = self._hash(key)
+        position = int(np.searchsorted(self._keys, hashed))
+        return position if position < len(self._keys) and self._keys[position] == hashed else None
+
     def _postings(self, key: str) -> np.ndarray | None:
-        """The entries holding a blocking key (ascending), or None; and whether the key is a stop key."""
-        position = int(np.searchsorted(self._keys, hash(key)))
-        if position >= len(self._keys) or self._keys[position] != hash(key):
+        """The entries holding a blocking key (ascending), or None."""
+        position = self._slot(key)
+        if position is None:
             return None
         return self._posting_entries[self._starts[position] : self._starts[position + 1]]
 
-    def _is_stop(self, key: str) -> bool:
-        position = int(np.searchsorted(self._keys, hash(key)))
-        return position < len(self._keys) and self._keys[position] == hash(key) and bool(self._stop[position])
-
     def _candidates(self, folded: str) -> np.ndarray:
         """Every entry sharing a useful blocking key with the folded name, ascending."""
-        keys = _blocking_keys(folded)
-        useful = [key for key in keys if not self._is_stop(key)]
-        postings = [found for key in (useful or keys) if (found := self._postings(key)) is not None]
+        # The keys are looked up together (one search); a key the index lacks has no postings.
+        hashed = np.fromiter(map(self._hash, _blocking_keys(folded)), dtype=np.int64)
+        if not len(self._keys):
+            return _NO_ENTRIES
+        positions = np.minimum(np.searchsorted(self._keys, hashed), len(self._keys) - 1)
+        found = self._keys[positions] == hashed
+        stop = found & self._stop[positions]
+        # A key the index lacks is no stop key: only when every key is a stop key are they all used.
+        chosen = positions[found & ~stop] if not stop.all() else positions[found]
+        postings = [self._posting_entries[self._starts[slot] : self._starts[slot + 1]] for slot in chosen.tolist()]
         if not postings:
             return _NO_ENTRIES
         if len(postings) == 1:
@@ -229,14 +307,17 @@ class NameIndex:
         found = self._postings(f"c:{folded.replace(' ', '')}")
         same_letters = _NO_ENTRIES if found is None else found
         query_length = len(folded)
-        lengths = self._length[candidates].astype(np.int64)
-        # The letters bound below is at least the length difference: drop by length first, cheaply.
-        total = lengths + query_length
         slack = 1e-6  # rounding never drops a candidate: survivors are scored exactly below
-        plausible = 100.0 * (total - np.abs(lengths - query_length)) >= (cutoff - slack) * total
-        if TYPO_SCORE >= cutoff:
-            plausible |= np.abs(lengths - query_length) <= 2
-        keep = candidates[plausible & ~self._short[candidates]]
+        keep = candidates[~self._short[candidates]]
+        if len(keep) > _LENGTH_FIRST_FROM:
+            # The letters bound below is at least the length difference: on many candidates (an index of
+            # a million names) dropping by length first spares most of the letter counts.
+            lengths = self._length[keep].astype(np.int64)
+            total = lengths + query_length
+            plausible = 100.0 * (total - np.abs(lengths - query_length)) >= (cutoff - slack) * total
+            if TYPO_SCORE >= cutoff:
+                plausible |= np.abs(lengths - query_length) <= 2
+            keep = keep[plausible]
         lengths = self._length[keep].astype(np.int64)
         unshared = np.abs(self._letters[keep].astype(np.int16) - _letter_counts([folded])[0]).sum(axis=1)
         total = lengths + query_length

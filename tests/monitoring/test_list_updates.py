@@ -9,8 +9,11 @@ drives the same chain through a real Celery worker to a real HTTPS receiver.
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from accounts.models import Account
@@ -19,7 +22,7 @@ from monitoring import list_updates, runs
 from monitoring.models import RunStatus, VesselMonitor, VesselMonitorRun
 from monitoring.vessels import KIND
 from screening import demo, refresh
-from screening.index import SanctionsIndex
+from screening.index import PackedNames, SanctionsIndex, _key_hash
 from screening.matching import match_hull
 from screening.models import Screening, SourceSnapshot
 from screening.records import ListedRecord
@@ -251,3 +254,22 @@ def test_two_real_ofac_editions_re_screen_only_hulls_whose_listings_changed(demo
     }
     assert set(touched[:3]) <= rescreened
     assert not rescreened & set(unchanged) - set(touched)
+
+
+def test_the_monitored_index_is_written_once_and_mapped_by_other_processes(watched):
+    """A process that needs the index loads the one another process wrote (its arrays mapped), and
+    finds what the builder finds: the blocking keys hash the same in every process."""
+    version = list_updates._index_version()
+    folder = list_updates._folder_for(version)
+    built = list_updates._build_index(version)
+    assert (folder / "COMPLETE").exists()
+    loaded = list_updates.MonitoredHulls.load(folder, repr(version))
+    assert isinstance(loaded.names.names, PackedNames) and isinstance(loaded.imos, np.memmap)
+    for name in ("DEMO ATLANTIK WREN", "DEMO FJORD GUARDIAN", "ATLANTIC"):
+        assert loaded.imos_named(name, cutoff=90.0) == built.imos_named(name, cutoff=90.0)
+    assert loaded.imos_named("DEMO ATLANTIK WREN", cutoff=90.0) == {demo.GREEN_GRADE_B}
+    elsewhere = subprocess.run(
+        [sys.executable, "-c", "from screening.index import _key_hash; print(_key_hash('t:ATLANTIC'))"],
+        capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    assert int(elsewhere.stdout) == _key_hash("t:ATLANTIC")
