@@ -9,11 +9,12 @@ where the owner is the caller's key context (or anything with `account_id` and
 from __future__ import annotations
 
 from functools import partial
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from django.db import models
 from django.db.models.signals import class_prepared
 from django.dispatch import receiver
+from django.http import Http404
 from django.utils import timezone
 
 from accounts.models import ENVIRONMENTS, Account
@@ -33,6 +34,17 @@ class Owner(Protocol):
 class TenantQuerySet(models.QuerySet):
     def owned_by(self, owner: Owner) -> TenantQuerySet:
         return self.filter(account_id=owner.account_id, environment=owner.environment)
+
+    def owned_one(self, owner: Owner, pk: str, *, for_update: bool = False) -> Any:
+        """The owner's row `pk`, locked when `for_update` (inside the caller's transaction), or 404:
+        another account's or environment's id reads as missing, never as forbidden."""
+        rows = self.owned_by(owner)
+        if for_update:
+            rows = rows.select_for_update(of=("self",))
+        found = rows.filter(pk=pk).first()
+        if found is None:
+            raise Http404
+        return found
 
 
 class TenantModel(models.Model):

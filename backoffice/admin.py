@@ -45,8 +45,8 @@ from metering.switches import current_switches, forget_cached
 from monitoring import corridor_selectors, vessel_selectors
 from monitoring.models import CorridorMonitor, VesselMonitor
 from screening import batches as screening_batches
-from screening import fleet_selectors, freshness
-from screening.models import Fleet, Screening, ScreeningBatch, SourceSnapshot
+from screening import decisions, fleet_selectors, freshness
+from screening.models import Fleet, MatchDecision, Screening, ScreeningBatch, SourceSnapshot
 from voyages import selectors as voyage_selectors
 from voyages.models import VoyageAssessment, VoyageBatch
 
@@ -62,7 +62,7 @@ class SwitchForm(forms.Form):
 
 class LookupForm(forms.Form):
     record_id = forms.CharField(
-        max_length=64, label="Id (scr_…, vas_…, sbt_…, vab_…, cgs_…, flt_…, vmo_…, cmo_…, exp_…, key_…, acc_…)"
+        max_length=64, label="Id (scr_…, vas_…, sbt_…, vab_…, cgs_…, flt_…, mdc_…, vmo_…, cmo_…, exp_…, key_…, acc_…)"
     )
 
 
@@ -74,6 +74,7 @@ def _lookup_models() -> dict[str, type[models.Model]]:
         "vab": VoyageBatch,
         "cgs": CargoScreening,
         "flt": Fleet,
+        "mdc": MatchDecision,
         "vmo": VesselMonitor,
         "cmo": CorridorMonitor,
         "exp": Export,
@@ -195,7 +196,7 @@ class AccessLogEntryAdmin(ReadOnlyAdmin):
 
 class DocumentAdmin(ReadOnlyAdmin):
     list_select_related = ("account",)
-    search_fields = ("=id",)
+    search_fields: ClassVar[tuple[str, ...]] = ("=id",)  # subclasses may search more columns
     ordering = ("-id",)
     list_filter: ClassVar[tuple[str, ...]] = ("environment",)  # subclasses add their own columns
 
@@ -233,6 +234,16 @@ def _register_second_half_lookups() -> None:
         render = staticmethod(fleet_selectors.fleet_document)
         list_display = ("id", "account", "environment", "name", "hull_count", "updated_at")
         fields = ("id", "account", "environment", "name", "hull_count", "created_at", "updated_at", "document")
+        readonly_fields = fields
+
+    @admin.register(MatchDecision)
+    class MatchDecisionAdmin(AnsweredDocumentAdmin):
+        render = staticmethod(decisions.decision_document)
+        list_display = ("id", "account", "environment", "imo", "source", "source_record_id", "outcome", "reviewer",
+                        "created_at", "revoked_at")  # fmt: skip
+        list_filter = ("environment", "outcome", "source")
+        search_fields = ("=id", "=imo", "=source_record_id")
+        fields = ("id", "account", "environment", "imo", "outcome", "reviewer", "created_at", "revoked_at", "document")
         readonly_fields = fields
 
     @admin.register(VesselMonitor)

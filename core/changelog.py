@@ -21,6 +21,16 @@ CHANGES = (
            "The camelCase duplicates coverageComplete and coverageGaps leave vessel monitor verdicts "
            "(baseline_verdict, previous_verdict); coverage_complete and coverage_gaps stay."),
     Change(date(2026, 11, 26), "added",
+           "Match decisions: POST /api/v1/match-decisions records a reviewer's decision on one match of a hull "
+           "(cleared or confirmed, reason, reviewer, optional expires_at), GET lists and reads them (filters imo, "
+           "source, outcome, active), POST /{id}/revoke revokes one (who and when kept; never rewritten). A "
+           "decision binds to the listing as it stands; later screenings of the hull show it on the match "
+           "(matches[].decision) and in sanctions.review (none, partly_cleared, all_cleared, confirmed), never "
+           "changing sanctions.status. When the listing changes in a later edition or the decision expires it "
+           "stops applying and the record carries the new notice decision_lapsed. Vessel monitors do not report "
+           "a sanctions move whose driving matches the account has all cleared. MCP tools record_match_decision "
+           "and list_match_decisions."),
+    Change(date(2026, 11, 26), "added",
            "A new edition of a sanctions list reaches vessel monitors within minutes instead of at their next "
            "daily run: each loaded edition keeps its diff (listings added, removed, changed), and the live "
            "monitors of exactly the hulls it can touch (by IMO, MMSI, or by name with a screening's thresholds) "

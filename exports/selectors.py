@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any, cast
 
 from django.conf import settings
-from django.http import Http404
 from django.utils import timezone
 
 from core.api.errors import ApiError
@@ -63,12 +62,7 @@ def export_document(export: Export) -> dict:
 
 def owned_export(context: KeyContext, export_id: str, *, for_update: bool = False) -> Export:
     """The caller's export; 403 naming the scope when the key may not read its resource."""
-    exports = Export.objects.owned_by(context)
-    if for_update:
-        exports = exports.select_for_update()
-    export = exports.filter(pk=export_id).first()
-    if export is None:
-        raise Http404
+    export: Export = Export.objects.owned_one(context, export_id, for_update=for_update)
     if export.scope not in context.scopes:
         raise scope_refused(export.scope)
     return export

@@ -99,6 +99,18 @@ TOOLS = {
             "records that moved them; pass next_cursor back to resume. Free.",
         ),
         KeyedTool(
+            "record_match_decision", "POST", "/api/v1/match-decisions", 201,
+            "Record a reviewer's decision on one match of a hull (scope vessel:screen): outcome cleared (a false "
+            "positive) or confirmed, with reason and reviewer. It binds to the listing as it stands; later "
+            "screenings of the hull show it beside the match and sum it up in sanctions.review, never changing "
+            "the verdict; it stops applying when the listing changes or it expires (notice decision_lapsed). Free.",
+        ),
+        KeyedTool(
+            "list_match_decisions", "GET", "/api/v1/match-decisions", 200,
+            "The account's match decisions, newest first, each with its state (active, expired, lapsed, revoked) "
+            "(scope vessel:screen). Filters: imo, source, outcome, active. Free.",
+        ),
+        KeyedTool(
             "assess_voyage", "POST", "/api/v1/voyage-assessments", 201,
             "Score the risk of a sea voyage (POST /api/v1/voyage-assessments, scope voyage:score): the sea "
             "route, war-risk listed areas, EEZs of sanctioned states, piracy, weather, country instability and, "
@@ -374,6 +386,38 @@ def register(server: MCPServer) -> None:
     ) -> dict[str, Any]:
         query = _present(cursor=cursor)
         return await _call(ctx, "get_fleet_changes", path_values={"fleet_id": fleet_id}, query=query)
+
+    @keyed("record_match_decision")
+    async def record_match_decision(
+        imo: Annotated[str, Field(description="The hull's 7-digit IMO")],
+        source: Annotated[str, Field(description="The match's source, e.g. ofac_sdn")],
+        source_record_id: Annotated[str, Field(description="The match's source_record_id")],
+        outcome: Annotated[str, Field(description="cleared (not this hull) or confirmed (this hull is listed)")],
+        reason: Annotated[str, Field(description="Why, as the case file should read it")],
+        reviewer: Annotated[str, Field(description="Who decided")],
+        ctx: Context,
+        expires_at: Annotated[str | None, Field(description="RFC 3339; when it stops applying")] = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> dict[str, Any]:
+        body = _present(
+            imo=imo, source=source, source_record_id=source_record_id, outcome=outcome, reason=reason,
+            reviewer=reviewer, expires_at=expires_at,
+        )  # fmt: skip
+        return await _call(ctx, "record_match_decision", body=body, idempotency_key=idempotency_key)
+
+    @keyed("list_match_decisions")
+    async def list_match_decisions(
+        ctx: Context,
+        imo: Annotated[str | None, Field(description="7-digit IMO")] = None,
+        source: Annotated[str | None, Field(description="e.g. ofac_sdn")] = None,
+        outcome: Annotated[str | None, Field(description="cleared or confirmed")] = None,
+        active: Annotated[bool | None, Field(description="true: neither revoked nor expired")] = None,
+        limit: Limit = None,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        flag = None if active is None else ("true" if active else "false")
+        query = _present(imo=imo, source=source, outcome=outcome, active=flag, limit=limit, cursor=cursor)
+        return await _call(ctx, "list_match_decisions", query=query)
 
     @keyed("assess_voyage")
     async def assess_voyage(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404
 from rest_framework import serializers
 
 from accounts.tenancy import Owner
@@ -62,13 +61,7 @@ def run_document(run: VesselMonitorRun) -> dict:
 
 
 def owned_monitor(owner: Owner, monitor_id: str, *, for_update: bool = False) -> VesselMonitor:
-    monitors = VesselMonitor.objects.owned_by(owner)
-    if for_update:
-        monitors = monitors.select_for_update()
-    monitor = monitors.filter(pk=monitor_id).first()
-    if monitor is None:
-        raise Http404
-    return monitor
+    return VesselMonitor.objects.owned_one(owner, monitor_id, for_update=for_update)
 
 
 def monitor_list(owner: Owner, filters: dict[str, Any]) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from metering import pace
 from monitoring import runs
 from monitoring.models import RunStatus, VesselMonitor, VesselMonitorRun
 from screening import editions, engine
+from screening.decisions import Review
 from screening.services import ORIGIN_LIST_UPDATE, ORIGIN_MONITOR, Issued, ScreeningRequest, create_screening
 from screening.verdict import Verdict
 from webhooks.events import emit
@@ -143,10 +144,19 @@ def _cause(run: VesselMonitorRun) -> dict | None:
     }
 
 
-def detect(monitor: VesselMonitor, reading: dict, confirmation: dict | None, *, cause: dict | None = None) -> Detection:
+def detect(
+    monitor: VesselMonitor,
+    reading: dict,
+    confirmation: dict | None,
+    *,
+    cause: dict | None = None,
+    sanctions_cleared: bool = False,
+) -> Detection:
     """What a reading (and, when it moved, its confirming re-screen) means against the baseline.
 
-    `cause` (a list edition, on an out-of-cycle run) is carried on the events as `trigger`."""
+    `cause` (a list edition, on an out-of-cycle run) is carried on the events as `trigger`.
+    `sanctions_cleared`: the account cleared every match that drove the reading's verdict
+    (screening/decisions.py), so a sanctions status move is no move."""
     base: dict[str, Any] = {
         "vessel_monitor_id": monitor.id,
         "imo": monitor.imo,
@@ -170,7 +180,9 @@ def detect(monitor: VesselMonitor, reading: dict, confirmation: dict | None, *, 
     if baseline is None:
         data = {**base, "baseline_verdict": _event_verdict(reading)}
         return Detection(VesselMonitorRun.Outcome.BASELINE, baseline=reading, events=[("vessel_monitor.ready", data)])
-    moved = [w for w in WATCHED if _value(reading, w) != _value(baseline, w)]
+    moved = [
+        w for w in WATCHED if _value(reading, w) != _value(baseline, w) and not (w is SANCTIONS and sanctions_cleared)
+    ]
     if not moved:
         return Detection(VesselMonitorRun.Outcome.UNCHANGED, baseline=baseline, previous=monitor.previous_verdict)
     agreed = [
@@ -267,9 +279,10 @@ def execute(claimed: runs.Claimed) -> None:
         confirmation = verdict_of({"id": None, **_screen(monitor, timezone.now()).document()})
 
     def write(issued: Issued) -> None:
-        document = issued.screening.document
-        reading = verdict_of(_loaded(document))
-        detection = detect(monitor, reading, confirmation, cause=_cause(run))
+        document = _loaded(issued.screening.document)
+        reading = verdict_of(document)
+        cleared = document["sanctions"].get("review") == Review.ALL_CLEARED
+        detection = detect(monitor, reading, confirmation, cause=_cause(run), sanctions_cleared=cleared)
         event_ids = apply(monitor, detection, reading, now)
         runs.complete(
             claimed,

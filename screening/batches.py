@@ -23,7 +23,6 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import Count
-from django.http import Http404
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -308,10 +307,7 @@ def create_batch(
 
 
 def _owned_batch(owner: Owner, batch_id: str) -> ScreeningBatch:
-    batch = ScreeningBatch.objects.owned_by(owner).filter(pk=batch_id).first()
-    if batch is None:
-        raise Http404
-    return batch
+    return ScreeningBatch.objects.owned_one(owner, batch_id)
 
 
 def batch_detail(owner: Owner, batch_id: str) -> dict:

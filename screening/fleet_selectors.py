@@ -36,7 +36,6 @@ from typing import Any
 from django.db import connection
 from django.db.models import F, Max, QuerySet
 from django.db.models.expressions import RawSQL
-from django.http import Http404
 from django.utils import timezone
 from ulid import ULID
 
@@ -99,13 +98,7 @@ def fleet_document(fleet: Fleet, imos: list[str] | None = None) -> dict:
 
 
 def owned_fleet(owner: Owner, fleet_id: str, *, for_update: bool = False) -> Fleet:
-    fleets = Fleet.objects.owned_by(owner)
-    if for_update:
-        fleets = fleets.select_for_update()
-    fleet = fleets.filter(pk=fleet_id).first()
-    if fleet is None:
-        raise Http404
-    return fleet
+    return Fleet.objects.owned_one(owner, fleet_id, for_update=for_update)
 
 
 def _member_imos(fleet: Fleet) -> QuerySet:

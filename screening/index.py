@@ -379,7 +379,10 @@ class SanctionsIndex:
         self.version = version
         self._by_imo: dict[str, list[ListedRecord]] = defaultdict(list)
         self._by_mmsi: dict[str, list[ListedRecord]] = defaultdict(list)
+        self._by_id: dict[tuple[str, str], ListedRecord] = {}
         for record in records:
+            if record.source_record_id:
+                self._by_id.setdefault((record.source, record.source_record_id), record)
             if record.record_type == RECORD_VESSEL and record.imo:
                 self._by_imo[record.imo].append(record)
             if record.mmsi:
@@ -409,6 +412,10 @@ class SanctionsIndex:
 
     def records_by_mmsi(self, mmsi: str) -> list[ListedRecord]:
         return list(self._by_mmsi.get(mmsi, ()))
+
+    def record(self, source: str, source_record_id: str) -> ListedRecord | None:
+        """The listing a source numbers `source_record_id`, as the serving edition has it."""
+        return self._by_id.get((source, source_record_id))
 
     def search_names(self, name: str, *, cutoff: float) -> list[NameCandidate]:
         """Listed records with a name or alias scoring at least `cutoff`, best first, one per record."""

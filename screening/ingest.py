@@ -25,7 +25,7 @@ from django.db import connection, models, transaction
 from django.utils import timezone
 
 from screening.models import InspectionEntry, ListedEntry, RegisterEntry, SourceSnapshot
-from screening.records import Inspection, ListedRecord, ParsedSnapshot, RegisterRecord
+from screening.records import Inspection, ListedRecord, ParsedSnapshot, RegisterRecord, listing_content
 
 BULK_BATCH = 2000
 # A normal edition of any list drops far fewer records than this (OFAC, UN, EU: well under 1%).
@@ -95,18 +95,6 @@ def _diff_key(record: ListedRecord) -> str:
     return f"id:{record.source_record_id}" if record.source_record_id else f"imo:{record.imo or ''}|{record.name}"
 
 
-def _listing_content(record: ListedRecord) -> tuple:
-    """What a reader of a listing acts on: a change in any of it is a changed record."""
-    return (
-        record.record_type,
-        record.name,
-        tuple(sorted(record.aliases)),
-        record.imo,
-        record.mmsi,
-        tuple(sorted(record.programs)),
-    )
-
-
 def edition_diff(previous: Iterable[object], current: Iterable[object]) -> dict:
     """The listings added, removed and changed (names, identifiers, programmes) between two editions."""
     before = {_diff_key(r): r for r in previous if isinstance(r, ListedRecord)}
@@ -114,7 +102,7 @@ def edition_diff(previous: Iterable[object], current: Iterable[object]) -> dict:
     changed = [
         {"before": record_to_json(before[key]), "after": record_to_json(after[key])}
         for key in sorted(before.keys() & after.keys())
-        if _listing_content(before[key]) != _listing_content(after[key])
+        if listing_content(before[key]) != listing_content(after[key])
     ]
     return {
         "added": [record_to_json(after[key]) for key in sorted(after.keys() - before.keys())],

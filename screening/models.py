@@ -272,3 +272,48 @@ class FleetMember(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["fleet", "imo"], name="uniq_fleet_member")]
+
+
+class MatchDecision(TenantModel):
+    """A reviewer's decision on one match of one hull: the listing cleared (a false positive) or confirmed.
+
+    It binds to the listing as it stood when decided (`record`, and its `record_fingerprint` over the
+    names, identifiers and programmes): when a later edition changes that listing, the decision stops
+    applying. Never rewritten: revoking sets the revocation once (who, when, why); expiry is a date.
+    A decision never changes a verdict; screenings show it beside the match (screening/decisions.py).
+    """
+
+    ID_PREFIX = "mdc"
+
+    class Outcome(models.TextChoices):
+        CLEARED = "cleared"  # not this hull: a false positive
+        CONFIRMED = "confirmed"  # this hull is the listed one
+
+    imo = models.CharField(max_length=7)
+    source = models.CharField(max_length=40)
+    source_record_id = models.CharField(max_length=100)
+    outcome = models.CharField(max_length=10, choices=Outcome.choices)
+    reason = models.TextField()
+    reviewer = models.CharField(max_length=200)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    record = models.JSONField(help_text="The listing as decided on: names, identifiers, programmes.")
+    record_fingerprint = models.CharField(max_length=64)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.CharField(max_length=200, blank=True)
+    revoke_reason = models.TextField(blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["account", "environment", "id"]),
+            models.Index(fields=["account", "environment", "imo"]),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["account", "environment", "imo", "source", "source_record_id"],
+                condition=models.Q(revoked_at__isnull=True),
+                name="one_standing_decision_per_match",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.id} {self.outcome} {self.source}/{self.source_record_id} on IMO {self.imo}"

@@ -20,6 +20,7 @@ CODES = (
     "quota_pace",
     "quota_warning",
     "enrichment_latency",
+    "decision_lapsed",
 )
 DOCS_PATH = "/api/v1/docs"
 
@@ -145,4 +146,22 @@ def enrichment_latency(seconds: float) -> dict:
         f"The screening with vetting enrichment took {seconds:.1f} seconds.",
         "Send include_vetting false when only the sanctions verdict is needed.",
         seconds=round(seconds, 1),
+    )
+
+
+def decision_lapsed(decision_id: str, source: str, source_record_id: str, why: str) -> dict:
+    """A reviewer's decision on a match of this hull no longer applies: `why` is record_changed or expired."""
+    cause = (
+        "the listing changed since it was decided (names, identifiers or programmes)"
+        if why == "record_changed"
+        else "it expired"
+    )
+    return _notice(
+        "decision_lapsed",
+        f"Decision {decision_id} on {source} record {source_record_id} no longer applies: {cause}.",
+        "Review the match again and record a new decision (POST /api/v1/match-decisions).",
+        decision_id=decision_id,
+        source=source,
+        source_record_id=source_record_id,
+        reason=why,
     )

@@ -6,6 +6,8 @@ third-party payload (contract part 1.10).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -45,6 +47,25 @@ class ListedRecord:
     tags: tuple[str, ...] = ()  # aggregated dataset topics (sanction, mare.shadow, ...)
     dataset: str | None = None  # eu: eu_fsf | eu_journal_sanctions | eu_sanctions_map
     owners: tuple[str, ...] = ()
+
+
+def listing_content(record: ListedRecord) -> dict:
+    """What a reader of a listing acts on (its names, identifiers and programmes): a change in any of it
+    is a changed listing, for an edition's diff and for a reviewer's decision bound to the listing."""
+    return {
+        "record_type": record.record_type,
+        "name": record.name,
+        "aliases": sorted(record.aliases),
+        "imo": record.imo,
+        "mmsi": record.mmsi,
+        "programs": sorted(record.programs),
+    }
+
+
+def listing_fingerprint(record: ListedRecord) -> str:
+    """sha256 of the listing's content (above), stable across editions and processes."""
+    content = json.dumps(listing_content(record), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(content.encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from django.db.models import QuerySet
-from django.http import Http404
 from rest_framework import serializers
 
 from accounts.tenancy import Owner
@@ -54,7 +53,4 @@ def screening_list(owner: Owner, filters: dict[str, Any]) -> dict[str, Any]:
 
 
 def screening_detail(owner: Owner, screening_id: str) -> dict:
-    screening = Screening.objects.owned_by(owner).select_related("follow_up").filter(pk=screening_id).first()
-    if screening is None:
-        raise Http404
-    return overlaid_document(screening)
+    return overlaid_document(Screening.objects.select_related("follow_up").owned_one(owner, screening_id))

@@ -19,7 +19,7 @@ from core.api.timefmt import rfc3339
 from core.compiled_query import CompiledQuery
 from core.leases import LeaseLost
 from metering import concurrency, pace, quota
-from screening import engine, notices, resolution
+from screening import decisions, engine, notices, resolution
 from screening.imo import ImoInputError, parse_screening_imo
 from screening.models import FollowUp, Screening
 from screening.verdict import Verdict
@@ -261,7 +261,10 @@ def create_screening(
             notice_list.append(
                 notices.auto_resolution(follow_up.next_attempt_at, follow_up.expires_at, follow_up.max_attempts)
             )
-        document = _assemble(screening, request, result, follow_up, notice_list, answered)
+        decided = decisions.overlay(account.pk, environment, request.imo, result.sanctions.matches, result.hits, now)
+        if origin == ORIGIN_API:
+            notice_list.extend(decided.lapsed)
+        document = _assemble(screening, request, result, follow_up, notice_list, answered, decided)
         screening.document = to_json_bytes(document)
         screening.save(force_insert=True)
         if answered is not None:
@@ -292,13 +295,15 @@ def _assemble(
     follow_up: FollowUp | None,
     notice_list: list[dict],
     answered: FollowUp | None,
+    decided: decisions.Overlay,
 ) -> dict:
-    """The record in contract 2.3 order."""
+    """The record in contract 2.3 order, with the account's decisions on its matches."""
     document: dict = {"id": screening.id, "imo": request.imo}
     if request.normalized_from:
         document["imo_normalized_from"] = request.normalized_from
     core = result.document()
     core.pop("imo")
+    core["sanctions"].update(matches=decided.matches, review=str(decided.review))
     document.update(core)
     if request.customer_reference is not None:
         document["customer_reference"] = request.customer_reference

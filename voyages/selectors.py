@@ -31,10 +31,7 @@ def assessment_body(owner: Owner, assessment_id: str) -> bytes:
 
 
 def _owned_batch(owner: Owner, batch_id: str) -> VoyageBatch:
-    batch = VoyageBatch.objects.owned_by(owner).filter(pk=batch_id).first()
-    if batch is None:
-        raise Http404
-    return batch
+    return VoyageBatch.objects.owned_one(owner, batch_id)
 
 
 def batch_document(batch: VoyageBatch) -> dict:

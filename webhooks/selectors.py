@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -42,13 +41,7 @@ def _overlap_end(endpoint: WebhookEndpoint) -> str | None:
 
 
 def owned_endpoint(owner: Owner, endpoint_id: str, *, for_update: bool = False) -> WebhookEndpoint:
-    endpoints = WebhookEndpoint.objects.owned_by(owner)
-    if for_update:
-        endpoints = endpoints.select_for_update()
-    endpoint = endpoints.filter(pk=endpoint_id).first()
-    if endpoint is None:
-        raise Http404
-    return endpoint
+    return WebhookEndpoint.objects.owned_one(owner, endpoint_id, for_update=for_update)
 
 
 def endpoint_list(owner: Owner, filters: dict[str, Any]) -> dict[str, Any]:
@@ -107,13 +100,7 @@ def delivery_document(delivery: Delivery, *, attempts: list[DeliveryAttempt] | N
 
 
 def owned_delivery(owner: Owner, delivery_id: str, *, for_update: bool = False) -> Delivery:
-    deliveries = Delivery.objects.owned_by(owner).select_related("endpoint")
-    if for_update:
-        deliveries = deliveries.select_for_update(of=("self",))
-    delivery = deliveries.filter(pk=delivery_id).first()
-    if delivery is None:
-        raise Http404
-    return delivery
+    return Delivery.objects.select_related("endpoint").owned_one(owner, delivery_id, for_update=for_update)
 
 
 def delivery_list(owner: Owner, filters: dict[str, Any]) -> dict[str, Any]:

@@ -46,6 +46,16 @@ class ListEditionSchema(serializers.Serializer):
     )
 
 
+class MatchDecisionBlockSchema(serializers.Serializer):
+    """The account's decision on this match, while it applies (POST /api/v1/match-decisions)."""
+
+    id = serializers.CharField(help_text="The decision (mdc_…)")
+    outcome = serializers.ChoiceField(choices=["cleared", "confirmed"])
+    reviewer = serializers.CharField()
+    decided_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+
+
 class MatchSchema(serializers.Serializer):
     name = serializers.CharField()
     # The DRF stubs read a field named like a Field attribute (source, label) as overriding it; the
@@ -72,6 +82,11 @@ class MatchSchema(serializers.Serializer):
     source_url = serializers.URLField(required=False)
     listed_on = serializers.DateField(allow_null=True)
     list_edition = ListEditionSchema(required=False)
+    decision = MatchDecisionBlockSchema(
+        required=False,
+        help_text="Present when a decision of this account applies to the match: not revoked, not expired, and "
+        "the listing unchanged since it was decided. A decision never changes the verdict.",
+    )
 
 
 class SanctionsSchema(serializers.Serializer):
@@ -81,6 +96,13 @@ class SanctionsSchema(serializers.Serializer):
     coverage_gaps = serializers.ListField(child=serializers.CharField())
     matches = MatchSchema(many=True)
     retry_after = serializers.DateTimeField(allow_null=True)
+    review = serializers.ChoiceField(
+        choices=["none", "partly_cleared", "all_cleared", "confirmed"],
+        required=False,
+        help_text="The account's decisions on the matches, summed up: confirmed (a match is confirmed), all_cleared "
+        "(every match that drove the verdict is cleared), partly_cleared (some match is cleared), none. The status "
+        "stays the engine's. Records stored before 2026-11-26 lack it.",
+    )
 
 
 class OwnershipFactorSchema(serializers.Serializer):

@@ -5,6 +5,11 @@ from screening.api.batch_views import (
     ScreeningBatchDetailView,
     ScreeningBatchItemsView,
 )
+from screening.api.decision_views import (
+    MatchDecisionCollectionView,
+    MatchDecisionDetailView,
+    MatchDecisionRevokeView,
+)
 from screening.api.fleet_views import (
     FleetChangesView,
     FleetCollectionView,
@@ -24,5 +29,8 @@ urlpatterns = [
     path("fleets/<str:fleet_id>", FleetDetailView.as_view(), name="fleet"),
     path("fleets/<str:fleet_id>/exposure", FleetExposureView.as_view(), name="fleet-exposure"),
     path("fleets/<str:fleet_id>/changes", FleetChangesView.as_view(), name="fleet-changes"),
+    path("match-decisions", MatchDecisionCollectionView.as_view(), name="match-decisions"),
+    path("match-decisions/<str:decision_id>", MatchDecisionDetailView.as_view(), name="match-decision"),
+    path("match-decisions/<str:decision_id>/revoke", MatchDecisionRevokeView.as_view(), name="match-decision-revoke"),
     path("vessels/<path:imo>/check", VesselCheckView.as_view(), name="vessel-check"),
 ]

@@ -21,7 +21,7 @@ from cargo.models import CargoScreening
 from metering.models import IdempotencyRecord, MeteringEvent, QuotaCounter
 from monitoring.models import CorridorMonitor, VesselMonitor
 from screening import datastate, demo
-from screening.models import Fleet, Screening, ScreeningBatch
+from screening.models import Fleet, MatchDecision, Screening, ScreeningBatch
 from tests.mcp_bridge.test_mcp_endpoint import _call
 from tests.mcp_bridge.test_mcp_errors_and_health import sdk_calls
 from voyages.models import VoyageAssessment, VoyageBatch
@@ -34,6 +34,14 @@ KEYED_ARGUMENTS = {
     "screen_vessel": {"imo": demo.GREEN_CLEAN},
     "submit_screening_batch": {"items": [{"imo": demo.GREEN_CLEAN}]},
     "create_fleet": {"name": "Empty key", "imos": [demo.GREEN_CLEAN]},
+    "record_match_decision": {
+        "imo": demo.AMBER_NAME_ONLY,
+        "source": "ofac_sdn",
+        "source_record_id": "990002",
+        "outcome": "cleared",
+        "reason": "Different hull",
+        "reviewer": "a.analyst",
+    },  # fmt: skip
     "assess_voyage": {"route": ROUTE},
     "submit_voyage_batch": {"routes": [{"route": ROUTE}]},
     "create_corridor_monitor": {"route": ROUTE},
@@ -50,6 +58,7 @@ KEYED_ARGUMENTS = {
 BAD_KEYS = {"empty": "", "blank": "   ", "too long": "k" * 256, "control character": "retry\x001"}
 STORED = (
     Screening,
+    MatchDecision,
     ScreeningBatch,
     Fleet,
     VoyageAssessment,

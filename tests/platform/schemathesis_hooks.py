@@ -123,6 +123,8 @@ STATE_DEPENDENT_FIELDS: dict[str, tuple[str, ...]] = {
     "POST /api/v1/cargo-screenings": ("load_port", "discharge_port", "parties["),
     "POST /api/v1/vessel-monitors": ("imo",),
     "POST /api/v1/fleets": ("imos[",),
+    # The record must be listed in the serving edition and match the hull; the expiry must be in the future.
+    "POST /api/v1/match-decisions": ("imo", "source_record_id", "expires_at"),
     "PATCH /api/v1/fleets/{fleet_id}": ("imos[", "add_imos[", "remove_imos["),
     # The webhook URL's host must resolve to public addresses, judged when the request arrives.
     "POST /api/v1/webhook-endpoints": ("url",),

@@ -204,6 +204,17 @@ def owned(client, issue_key, world):  # type: ignore[no-untyped-def]
         "/api/v1/webhook-endpoints/{endpoint_id}": made(
             "/api/v1/webhook-endpoints", {"url": "https://receiver.invalid/hooks"}
         ),
+        "/api/v1/match-decisions/{decision_id}": made(
+            "/api/v1/match-decisions",
+            {
+                "imo": demo.AMBER_NAME_ONLY,
+                "source": "ofac_sdn",
+                "source_record_id": "990002",
+                "outcome": "cleared",
+                "reason": "remedies",
+                "reviewer": "remedies",
+            },
+        ),  # fmt: skip
     }
     return key, ids
 

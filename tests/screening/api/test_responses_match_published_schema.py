@@ -364,6 +364,18 @@ def test_every_operation_answers_what_the_published_schema_describes(
         "delete",
         client.delete(one_fleet, HTTP_IDEMPOTENCY_KEY="schema-del-flt", **keyed(fresh)),
     )
+    mdc = "/api/v1/match-decisions"
+    decision_body = {
+        "imo": demo.AMBER_NAME_ONLY, "source": "ofac_sdn", "source_record_id": "990002", "outcome": "cleared",
+        "reason": "Different hull", "reviewer": "schema",
+    }  # fmt: skip
+    decision = published.check(mdc, "post", _post(client, keyed, fresh, mdc, decision_body))
+    published.check(mdc, "post", _post(client, keyed, fresh, mdc, {**decision_body, "imo": demo.GREEN_CLEAN}))  # 422
+    published.check(mdc, "get", client.get(f"{mdc}?active=true", **keyed(fresh)))
+    published.check(f"{mdc}/{{decision_id}}", "get", client.get(f"{mdc}/{decision['id']}", **keyed(fresh)))
+    revoke = f"{mdc}/{decision['id']}/revoke"
+    published.check(f"{mdc}/{{decision_id}}/revoke", "post", _post(client, keyed, fresh, revoke, {"reviewer": "lead"}))
+    published.check(f"{mdc}/{{decision_id}}/revoke", "post", _post(client, keyed, fresh, revoke, {"reviewer": "lead"}))
 
     assert not published.failures, "responses the published schema rejects:\n" + "\n".join(published.failures)
     operations = {
