@@ -21,6 +21,13 @@ CHANGES = (
            "The camelCase duplicates coverageComplete and coverageGaps leave vessel monitor verdicts "
            "(baseline_verdict, previous_verdict); coverage_complete and coverage_gaps stay."),
     Change(date(2026, 11, 26), "added",
+           "GET /api/v1/screenings/{id}/evidence: the evidence pack of a screening (the record exactly as issued "
+           "and the sha256 of its bytes, every list and register edition in force at screened_at with the "
+           "publisher's date, retrieval time, sha256 of the file set as loaded and record count, engine and "
+           "methodology versions, the matching thresholds, the decisions the record shows) under a sha256 of its "
+           "canonical JSON; with Accept: application/pdf the same content as a paginated PDF, the hash on every "
+           "page."),
+    Change(date(2026, 11, 26), "added",
            "Match decisions: POST /api/v1/match-decisions records a reviewer's decision on one match of a hull "
            "(cleared or confirmed, reason, reviewer, optional expires_at), GET lists and reads them (filters imo, "
            "source, outcome, active), POST /{id}/revoke revokes one (who and when kept; never rewritten). A "

@@ -1,9 +1,10 @@
-"""JSON is the only renderer on /api/v1 (the browsable API is off)."""
+"""JSON is the renderer on /api/v1 (the browsable API is off); an operation that also answers a PDF
+(the evidence pack) adds PdfRenderer to its own renderers."""
 
 from __future__ import annotations
 
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.renderers import JSONRenderer
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 
 
 class ServiceJSONRenderer(JSONRenderer):
@@ -31,3 +32,16 @@ class JSONContentNegotiation(DefaultContentNegotiation):
         ):
             return renderers[0], renderers[0].media_type
         return super().select_renderer(request, renderers, format_suffix)
+
+
+class PdfRenderer(BaseRenderer):
+    """Accept: application/pdf on an operation that lists it; the view hands over the PDF's bytes
+    (an error still answers the JSON envelope: the exception handler picks the JSON renderer)."""
+
+    media_type = "application/pdf"
+    format = "pdf"
+    charset = None
+    render_style = "binary"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return data if isinstance(data, bytes) else b""

@@ -198,3 +198,35 @@ class ScreeningRecordSchema(serializers.Serializer):
 class ScreeningListSchema(serializers.Serializer):
     screenings = ScreeningRecordSchema(many=True)
     next_cursor = serializers.CharField(allow_null=True)
+
+
+class EvidenceEditionSchema(serializers.Serializer):
+    # A declared field named like a Field attribute: see MatchSchema.source.
+    source = serializers.CharField()  # type: ignore[assignment]
+    edition = serializers.CharField(allow_null=True)
+    snapshot_id = serializers.CharField()
+    published = serializers.DateTimeField(allow_null=True, help_text="What the publisher stamps; null when unknown")
+    retrieved_at = serializers.DateTimeField()
+    file_sha256 = serializers.CharField(allow_null=True, help_text="sha256 of the file set as loaded")
+    record_count = serializers.IntegerField()
+    demo = serializers.BooleanField()
+
+
+class EvidencePackSchema(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["screening_evidence"])
+    pack_version = serializers.IntegerField()
+    generated_at = serializers.DateTimeField()
+    screening_id = serializers.CharField()
+    imo = serializers.CharField()
+    screened_at = serializers.DateTimeField()
+    record = ScreeningRecordSchema(help_text="The record exactly as issued")
+    record_sha256 = serializers.CharField(help_text="sha256 of the record's stored bytes")
+    superseded_by = serializers.CharField(allow_null=True)
+    list_editions = EvidenceEditionSchema(many=True, help_text="Every source file's copy in force at screened_at")
+    engine_version = serializers.IntegerField()
+    methodology_version = serializers.CharField()
+    thresholds = serializers.DictField(child=serializers.FloatField(), help_text="The matching rules in force")
+    decisions = serializers.ListField(
+        child=serializers.DictField(), help_text="The decisions the record shows, as GET /api/v1/match-decisions/{id}"
+    )
+    sha256 = serializers.CharField(help_text="sha256 of the pack's canonical JSON without this field")

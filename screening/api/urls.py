@@ -17,11 +17,12 @@ from screening.api.fleet_views import (
     FleetExposureView,
 )
 from screening.api.keyless_views import VesselCheckView
-from screening.api.views import ScreeningCollectionView, ScreeningDetailView
+from screening.api.views import ScreeningCollectionView, ScreeningDetailView, ScreeningEvidenceView
 
 urlpatterns = [
     path("screenings", ScreeningCollectionView.as_view(), name="screenings"),
     path("screenings/<str:screening_id>", ScreeningDetailView.as_view(), name="screening-detail"),
+    path("screenings/<str:screening_id>/evidence", ScreeningEvidenceView.as_view(), name="screening-evidence"),
     path("screening-batches", ScreeningBatchCollectionView.as_view(), name="screening-batches"),
     path("screening-batches/<str:batch_id>", ScreeningBatchDetailView.as_view(), name="screening-batch"),
     path("screening-batches/<str:batch_id>/items", ScreeningBatchItemsView.as_view(), name="screening-batch-items"),

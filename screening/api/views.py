@@ -1,18 +1,21 @@
-"""POST /api/v1/screenings, GET /api/v1/screenings, GET /api/v1/screenings/{id}."""
+"""POST /api/v1/screenings, GET /api/v1/screenings, GET /api/v1/screenings/{id}, GET /{id}/evidence."""
 
 from __future__ import annotations
 
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 
 from core.api.fields import StrictBooleanField, StrictStringField
 from core.api.filters import read_filters
 from core.api.openapi import creating_operation
+from core.api.renderers import PdfRenderer, ServiceJSONRenderer
 from core.api.responses import json_bytes_response, to_json_bytes
 from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
-from screening import selectors, services
-from screening.api.schema import ImoInputField, ScreeningListSchema, ScreeningRecordSchema
+from screening import evidence, selectors, services
+from screening.api.schema import EvidencePackSchema, ImoInputField, ScreeningListSchema, ScreeningRecordSchema
 from screening.selectors import ScreeningFilter
 
 
@@ -71,3 +74,30 @@ class ScreeningDetailView(KeyedAPIView):
     )
     def get(self, request, screening_id: str):
         return json_bytes_response(selectors.screening_detail(request.auth, screening_id))
+
+
+class ScreeningEvidenceView(KeyedAPIView):
+    required_scope = "vessel:screen"
+    renderer_classes = [ServiceJSONRenderer, PdfRenderer]
+
+    @extend_schema(
+        operation_id="get_screening_evidence",
+        summary="The evidence pack of a screening: the record as issued, the editions in force, the decisions",
+        description="The stored record exactly as issued (and the sha256 of its bytes), every list and register "
+        "edition in force at screened_at (publisher's date, retrieval time, sha256 of the file set as loaded, "
+        "record count), engine and methodology versions, the matching thresholds, and the decisions the record "
+        "shows. `sha256` is taken over the pack's canonical JSON without that field (keys sorted, no "
+        "insignificant whitespace, UTF-8). With `Accept: application/pdf`: the same content laid out for a case "
+        "file, the hash printed on every page. Free.",
+        responses={
+            (200, "application/json"): EvidencePackSchema,
+            (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, description="The pack as a PDF"),
+        },
+    )
+    def get(self, request, screening_id: str):
+        pack = evidence.evidence_pack(request.auth, screening_id)
+        if request.accepted_renderer.media_type == PdfRenderer.media_type:
+            response = HttpResponse(evidence.evidence_pdf(pack), content_type=PdfRenderer.media_type)
+            response["Content-Disposition"] = f'inline; filename="evidence-{pack["screening_id"]}.pdf"'
+            return response
+        return json_bytes_response(to_json_bytes(pack))

@@ -3,7 +3,6 @@ lapsing when the listing changes or the decision expires, revoked as a new state
 
 from __future__ import annotations
 
-import itertools
 import json
 from datetime import timedelta
 
@@ -21,7 +20,6 @@ from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
 DECISIONS = "/api/v1/match-decisions"
-_keys = itertools.count()
 SILVER_TIDE = "990002"  # the demo OFAC vessel listing AMBER_NAME_ONLY matches by name only
 # Listings kept in every edition below (so an edition never looks truncated to the shrink guard).
 STANDING = [
@@ -34,22 +32,6 @@ def _edition(programs: str = "SDGT") -> dict[str, bytes]:
         f'{SILVER_TIDE},"DEMO SILVER TIDE","vessel","{programs}",-0- ,-0- ,"General Cargo",-0- ,-0- ,-0- ,-0- ,-0- '
     )
     return {"sdn": ("\n".join([*STANDING, silver_tide]) + "\n").encode()}
-
-
-@pytest.fixture
-def key(demo_world, issue_key):
-    return issue_key("test", email="reviewer@example.com", plan="paid")
-
-
-@pytest.fixture
-def send(client, keyed):
-    def call(raw_key: str, method: str, path: str, body: dict | None = None):  # type: ignore[no-untyped-def]
-        extra = {"HTTP_IDEMPOTENCY_KEY": f"mdc-{next(_keys)}"} if method == "post" else {}
-        return getattr(client, method)(
-            path, data=body if body is not None else {}, content_type="application/json", **extra, **keyed(raw_key)
-        )
-
-    return call
 
 
 def _decide(send, key: str, imo: str = demo.AMBER_NAME_ONLY, **body):  # type: ignore[no-untyped-def]

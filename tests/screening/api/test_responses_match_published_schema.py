@@ -324,7 +324,7 @@ def test_every_operation_answers_what_the_published_schema_describes(
     # Fleets and screening batches (the fleet first, so the batch's records are its changes: first verdicts).
     from screening import batches as screening_batches
     from screening import fleet_selectors
-    from screening.models import ScreeningBatchItem
+    from screening.models import Screening, ScreeningBatchItem
 
     fresh = issue_key("test", email="schema-fleets@example.com", plan="paid")  # no earlier records of its own
     fleets = "/api/v1/fleets"
@@ -364,6 +364,9 @@ def test_every_operation_answers_what_the_published_schema_describes(
         "delete",
         client.delete(one_fleet, HTTP_IDEMPOTENCY_KEY="schema-del-flt", **keyed(fresh)),
     )
+    evidence_path = "/api/v1/screenings/{screening_id}/evidence"
+    record_id = Screening.objects.filter(account__email="schema-fleets@example.com").values_list("id", flat=True)[0]
+    published.check(evidence_path, "get", client.get(f"/api/v1/screenings/{record_id}/evidence", **keyed(fresh)))
     mdc = "/api/v1/match-decisions"
     decision_body = {
         "imo": demo.AMBER_NAME_ONLY, "source": "ofac_sdn", "source_record_id": "990002", "outcome": "cleared",
