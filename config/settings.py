@@ -288,6 +288,11 @@ WEBHOOK_SWEEP_BATCH = 1000
 
 # Exports (exports/): files written by workers under EXPORT_DIR (shared by web and worker processes),
 # removed EXPORT_RETENTION_HOURS after completion (the record stays, status expired).
+# How long screening records, match decisions, the access log and every loaded list edition's file
+# are kept at least (OFAC's record-keeping rule: 10 years since March 2025). Nothing in the service
+# deletes any of them; an operator's own purge must keep this much (docs/production.md, "Backups").
+RECORD_RETENTION_DAYS = env_int("RECORD_RETENTION_DAYS", 3653)
+EDITION_RETENTION_DAYS = env_int("EDITION_RETENTION_DAYS", 3653)
 EXPORT_DIR = Path(os.environ.get("EXPORT_DIR", VAR_DIR / "exports"))
 EXPORT_RETENTION_HOURS = env_int("EXPORT_RETENTION_HOURS", 24)
 EXPORT_ITEM_LEASE_SECONDS = env_int("EXPORT_ITEM_LEASE_SECONDS", 900)

@@ -21,6 +21,13 @@ CHANGES = (
            "The camelCase duplicates coverageComplete and coverageGaps leave vessel monitor verdicts "
            "(baseline_verdict, previous_verdict); coverage_complete and coverage_gaps stay."),
     Change(date(2026, 11, 26), "added",
+           "POST /api/v1/screenings takes an optional as_of (a past date or RFC 3339 timestamp): the hull is "
+           "screened against the sanctions list editions in force at that instant, rebuilt from the file of every "
+           "loaded edition, which the service now keeps (compressed, by sha256). The record carries as_of and "
+           "as_of_editions; a list with no edition held then is a coverage gap (a core one makes it INCOMPLETE, "
+           "never GREEN); it is charged like any screening, never followed up and never counted by fleets. A "
+           "future as_of is 422. MCP screen_vessel takes as_of too."),
+    Change(date(2026, 11, 26), "added",
            "GET /api/v1/screenings/{id}/evidence: the evidence pack of a screening (the record exactly as issued "
            "and the sha256 of its bytes, every list and register edition in force at screened_at with the "
            "publisher's date, retrieval time, sha256 of the file set as loaded and record count, engine and "

@@ -312,9 +312,12 @@ def register(server: MCPServer) -> None:
         vessel_name: Annotated[str | None, Field(description="The hull's name; resolves an unknown identity")] = None,
         include_vetting: Annotated[bool, Field(description="Grade the hull A-E (default true)")] = True,
         customer_reference: Annotated[str | None, Field(description="Your reference, echoed back")] = None,
+        as_of: Annotated[
+            str | None, Field(description="A past date or RFC 3339 timestamp: screen against the lists in force then")
+        ] = None,
         idempotency_key: IdempotencyKey = None,
     ) -> dict[str, Any]:
-        body = _present(imo=imo, vessel_name=vessel_name, customer_reference=customer_reference)
+        body = _present(imo=imo, vessel_name=vessel_name, customer_reference=customer_reference, as_of=as_of)
         body["include_vetting"] = include_vetting
         return await _call(ctx, "screen_vessel", body=body, idempotency_key=idempotency_key)
 

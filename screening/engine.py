@@ -96,10 +96,13 @@ def screen_hull(
     vessel_name: str | None = None,
     include_vetting: bool = True,
     now: datetime | None = None,
+    state: datastate.DataState | None = None,
 ) -> ScreenResult:
+    """`state`: the lists to screen against (default: as they serve now; screening/replay.py gives
+    them as they stood at a past instant)."""
     started = time.perf_counter()  # enrichment_latency (2.8) times the whole screening
     now = now or timezone.now()
-    state = datastate.current()
+    state = state or datastate.current()
     editions = editions_for(state)
     available = [name for name, info in state.sources.items() if info.available]
     unavailable = [name for name in datastate_sanctions_sources() if not state.source(name).available]

@@ -180,7 +180,7 @@ def fleet_exposure(owner: Owner, fleet_id: str, filters: dict[str, Any], now: da
     fleet = owned_fleet(owner, fleet_id)
     now = now or timezone.now()
     members = set(FleetMember.objects.filter(fleet=fleet).values_list("imo", flat=True))
-    held = Screening.objects.owned_by(owner).filter(imo__in=_member_imos(fleet))
+    held = Screening.objects.owned_by(owner).filter(as_of__isnull=True).filter(imo__in=_member_imos(fleet))
     latest = held.values("imo").annotate(latest=Max("id")).values("latest")
     rows = []
     for record_id, imo, status, screened_at, expires_at, reading in (
@@ -265,6 +265,7 @@ def _prior_states(owner: Owner, imos: set[str], up_to: str) -> dict[str, HullSta
     history: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for imo, record_id, status in (
         Screening.objects.owned_by(owner)
+        .filter(as_of__isnull=True)
         .filter(imo__in=imos, id__lte=up_to, status__in=VERDICTS)
         .order_by("imo", "-id")
         .values_list("imo", "id", "status")
@@ -338,7 +339,7 @@ def fleet_changes(owner: Owner, fleet_id: str, filters: dict[str, Any], now: dat
     start = _start_of(fleet, filters.get("cursor"))
     ceiling = id_at((now or timezone.now()) - timedelta(seconds=CHANGES_SETTLE_SECONDS))
     records = (
-        with_reading(Screening.objects.owned_by(owner))
+        with_reading(Screening.objects.owned_by(owner).filter(as_of__isnull=True))
         .filter(imo__in=_member_imos(fleet), id__lt=ceiling, status__in=VERDICTS)
         .order_by("id")
         .values_list("id", "imo", "status", "screened_at", "reading")

@@ -158,6 +158,11 @@ class Screening(TenantModel):
     document = models.BinaryField()
     screened_at = models.DateTimeField()
     expires_at = models.DateTimeField()
+    as_of = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Screened against the editions in force at this past instant (never drives fleets or follow-ups).",
+    )
     supersedes = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_constraint=False
     )
@@ -317,3 +322,19 @@ class MatchDecision(TenantModel):
 
     def __str__(self) -> str:
         return f"{self.id} {self.outcome} {self.source}/{self.source_record_id} on IMO {self.imo}"
+
+
+class EditionFile(models.Model):
+    """The file set of a loaded edition, kept for replay (screening/replay.py) and evidence: content-
+    addressed by the sha256 its snapshots carry (`SourceSnapshot.checksum`), compressed as one zip."""
+
+    checksum = models.CharField(primary_key=True, max_length=64)
+    source = models.CharField(max_length=40)
+    edition = models.CharField(max_length=40, blank=True)
+    parts = models.JSONField(help_text='The file parts held, e.g. ["sdn", "alt", "add"].')
+    data = models.BinaryField(help_text="A zip of the parts (deflated), one member per part.")
+    size = models.PositiveBigIntegerField(help_text="The parts' total size before compression.")
+    stored_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.edition} {self.checksum[:12]}"

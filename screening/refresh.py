@@ -18,7 +18,7 @@ from email.utils import parsedate_to_datetime
 from django.utils import timezone
 
 from core import outbound
-from screening import datastate, editions, feeds
+from screening import datastate, editions, feeds, replay
 from screening.ingest import IngestError, active_snapshot, files_checksum, load_snapshot, record_failure
 from screening.sources.catalog import (
     REGISTER_PARTS,
@@ -240,6 +240,7 @@ def load_files(
         datastate.invalidate()
         return RefreshOutcome(name, snapshot_edition, "failed", str(exc))
     datastate.invalidate()
+    replay.keep_edition(name, snapshot_edition, digest, files)
     feeds.mark_checked(name, snapshot_edition, validators=validators if validators is not None else {})
     editions.landed(result.snapshot)
     warnings = f"; {len(result.warnings)} row warning(s)" if result.warnings else ""

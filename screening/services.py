@@ -19,7 +19,7 @@ from core.api.timefmt import rfc3339
 from core.compiled_query import CompiledQuery
 from core.leases import LeaseLost
 from metering import concurrency, pace, quota
-from screening import decisions, engine, notices, resolution
+from screening import decisions, engine, notices, replay, resolution
 from screening.imo import ImoInputError, parse_screening_imo
 from screening.models import FollowUp, Screening
 from screening.verdict import Verdict
@@ -50,6 +50,7 @@ class CallerInput:
     vessel_name: str | None = None
     customer_reference: str | None = None
     include_vetting: bool = True
+    as_of: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class ScreeningRequest:
     vessel_name: str | None = None
     customer_reference: str | None = None
     include_vetting: bool = True
+    as_of: datetime | None = None  # screen against the lists in force then (screening/replay.py)
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,8 @@ def _newest_record_with_open_follow_up(account_id: str, environment: str, imo: s
         account_id=account_id, environment=environment, imo=imo, status=FollowUp.Status.PENDING
     )
     return (
-        Screening.objects.filter(account_id=account_id, environment=environment, imo=imo)
+        # A screening as of a past instant answers another question: it is no part of the hull's history.
+        Screening.objects.filter(account_id=account_id, environment=environment, imo=imo, as_of__isnull=True)
         .annotate(open_follow_up_id=Subquery(pending.values("id")[:1]))
         .order_by("-screened_at")
         .values("id", "screened_at", "status", "open_follow_up_id")[:1]
@@ -156,6 +159,21 @@ def _resolved_event_data(answer: Screening, original: Screening, document: dict)
     }
 
 
+def _past_instant(as_of: datetime | None) -> datetime | None:
+    """as_of must lie in the past (422 naming it otherwise)."""
+    if as_of is not None and as_of >= timezone.now():
+        raise FieldViolation(
+            [
+                {
+                    "field": "as_of",
+                    "message": "as_of must be a past date or timestamp (leave it out to screen against the lists "
+                    "as they stand now); correct it and resend POST /api/v1/screenings.",
+                }
+            ]
+        )
+    return as_of
+
+
 def screen(
     account: Account,
     environment: str,
@@ -175,6 +193,7 @@ def screen(
         vessel_name=ask.vessel_name,
         customer_reference=ask.customer_reference,
         include_vetting=ask.include_vetting,
+        as_of=_past_instant(ask.as_of),
     )
     pace.ensure_not_paused(account, environment)
     with concurrency.customer_slot("screening", account.pk, environment):
@@ -198,18 +217,23 @@ def create_screening(
     idempotency completion, a batch item's status — commits or rolls back with the record).
     """
     now = now or timezone.now()
+    replayed = replay.state_as_of(request.as_of) if request.as_of is not None else None
     result = result or engine.screen_hull(
         request.imo,
         check_digit_valid=request.check_digit_valid,
         vessel_name=request.vessel_name,
         include_vetting=request.include_vetting,
         now=now,
+        state=replayed.state if replayed is not None else None,
     )
     incomplete = result.status == Verdict.INCOMPLETE
     # A re-screen the service starts because a list changed is never charged (an INCOMPLETE never is).
     units = 0 if incomplete or origin == ORIGIN_LIST_UPDATE else 1
+    # A screening as of a past instant is never followed up: the lists of that instant will not change.
     enroll_cause = (
-        result.enroll_cause if incomplete and result.check_digit_valid and not result.identity.contested else None
+        result.enroll_cause
+        if incomplete and result.check_digit_valid and not result.identity.contested and replayed is None
+        else None
     )
     screening_id = new_id("scr")
     # The free-account burst line (contract 7.5) is held inside this transaction: past it, the
@@ -221,7 +245,7 @@ def create_screening(
         state = quota.charge(account, environment, quota.KIND_SCREENING, units, imo=request.imo, reason=reason)
         admission = line.admit()  # after the charge inserted this screening's metering event
         answered = None
-        if not incomplete and history.open_follow_up_id is not None:
+        if not incomplete and history.open_follow_up_id is not None and replayed is None:
             answered = resolution.open_follow_up_locked(history.open_follow_up_id)
         if incomplete and origin == ORIGIN_API and state.remaining < 1:
             raise quota.exhausted_error(state)  # nothing ran for the caller: 402 as a charged answer would be
@@ -253,6 +277,7 @@ def create_screening(
             expires_at=engine.expiry_of(now),
             supersedes_id=answered.screening_id if answered else None,
             follow_up=follow_up,
+            as_of=request.as_of,
         )
         notice_list = (
             _notices_for(account, request, result, state, history, now, answered) if origin == ORIGIN_API else []
@@ -264,7 +289,7 @@ def create_screening(
         decided = decisions.overlay(account.pk, environment, request.imo, result.sanctions.matches, result.hits, now)
         if origin == ORIGIN_API:
             notice_list.extend(decided.lapsed)
-        document = _assemble(screening, request, result, follow_up, notice_list, answered, decided)
+        document = _assemble(screening, request, result, follow_up, notice_list, answered, decided, replayed)
         screening.document = to_json_bytes(document)
         screening.save(force_insert=True)
         if answered is not None:
@@ -296,6 +321,7 @@ def _assemble(
     notice_list: list[dict],
     answered: FollowUp | None,
     decided: decisions.Overlay,
+    replayed: replay.Replayed | None = None,
 ) -> dict:
     """The record in contract 2.3 order, with the account's decisions on its matches."""
     document: dict = {"id": screening.id, "imo": request.imo}
@@ -311,6 +337,9 @@ def _assemble(
     document["expires_at"] = rfc3339(screening.expires_at)
     document["methodology_version"] = engine.METHODOLOGY_VERSION
     document["engine_version"] = engine.ENGINE_VERSION
+    if replayed is not None:
+        document["as_of"] = rfc3339(request.as_of)
+        document["as_of_editions"] = replayed.editions
     document["unit_charged"] = screening.unit_charged
     document["notices"] = notice_list
     if follow_up is not None:

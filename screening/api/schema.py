@@ -171,6 +171,18 @@ class ResolutionSchema(serializers.Serializer):
     webhook_event = serializers.CharField()
 
 
+class EvidenceEditionSchema(serializers.Serializer):
+    # A declared field named like a Field attribute: see MatchSchema.source.
+    source = serializers.CharField()  # type: ignore[assignment]
+    edition = serializers.CharField(allow_null=True)
+    snapshot_id = serializers.CharField()
+    published = serializers.DateTimeField(allow_null=True, help_text="What the publisher stamps; null when unknown")
+    retrieved_at = serializers.DateTimeField()
+    file_sha256 = serializers.CharField(allow_null=True, help_text="sha256 of the file set as loaded")
+    record_count = serializers.IntegerField()
+    demo = serializers.BooleanField()
+
+
 class ScreeningRecordSchema(serializers.Serializer):
     id = serializers.CharField()
     imo = serializers.CharField()
@@ -193,23 +205,18 @@ class ScreeningRecordSchema(serializers.Serializer):
     resolution = ResolutionSchema(required=False)
     supersedes = serializers.CharField(required=False)
     superseded_by = serializers.CharField(allow_null=True, required=False)
+    as_of = serializers.DateTimeField(
+        required=False,
+        help_text="Present when the hull was screened against the lists in force at this past instant (as_of sent)",
+    )
+    as_of_editions = EvidenceEditionSchema(
+        many=True, required=False, help_text="The sanctions list editions in force at as_of that the record read"
+    )
 
 
 class ScreeningListSchema(serializers.Serializer):
     screenings = ScreeningRecordSchema(many=True)
     next_cursor = serializers.CharField(allow_null=True)
-
-
-class EvidenceEditionSchema(serializers.Serializer):
-    # A declared field named like a Field attribute: see MatchSchema.source.
-    source = serializers.CharField()  # type: ignore[assignment]
-    edition = serializers.CharField(allow_null=True)
-    snapshot_id = serializers.CharField()
-    published = serializers.DateTimeField(allow_null=True, help_text="What the publisher stamps; null when unknown")
-    retrieved_at = serializers.DateTimeField()
-    file_sha256 = serializers.CharField(allow_null=True, help_text="sha256 of the file set as loaded")
-    record_count = serializers.IntegerField()
-    demo = serializers.BooleanField()
 
 
 class EvidencePackSchema(serializers.Serializer):

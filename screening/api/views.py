@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, date, datetime, time
+
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
 
 from core.api.fields import StrictBooleanField, StrictStringField
@@ -12,6 +15,7 @@ from core.api.filters import read_filters
 from core.api.openapi import creating_operation
 from core.api.renderers import PdfRenderer, ServiceJSONRenderer
 from core.api.responses import json_bytes_response, to_json_bytes
+from core.api.timefmt import parse_rfc3339, rfc3339
 from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 from screening import evidence, selectors, services
@@ -19,11 +23,44 @@ from screening.api.schema import EvidencePackSchema, ImoInputField, ScreeningLis
 from screening.selectors import ScreeningFilter
 
 
+@extend_schema_field(
+    {
+        "oneOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}],
+        "description": "Screen against the sanctions lists as they stood at this past instant: an RFC 3339 timestamp, "
+        "or a date (the end of that day, UTC). The record says as_of and names the editions it read; a list of "
+        "which no edition was held then is a coverage gap (a core one makes the answer INCOMPLETE, never GREEN). "
+        "Register particulars are read as they stand now. Charged like any screening; never drives fleets or "
+        "follow-ups. A future value is 422.",
+    }
+)
+class AsOfField(serializers.Field):
+    default_error_messages = {"invalid": "must be a date (YYYY-MM-DD) or an RFC 3339 timestamp in the past"}
+
+    def to_internal_value(self, data: object) -> datetime:
+        if isinstance(data, str) and DATE_ONLY.match(data):
+            try:
+                day = date.fromisoformat(data)
+            except ValueError:
+                self.fail("invalid")
+            return datetime.combine(day, time.max, tzinfo=UTC)
+        try:
+            return parse_rfc3339(str(data)) if isinstance(data, str) else self.fail("invalid")
+        except ValueError:
+            self.fail("invalid")
+
+    def to_representation(self, value: datetime) -> str:
+        return rfc3339(value) or ""
+
+
+DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
 class ScreeningInput(serializers.Serializer):
     imo = ImoInputField(max_length=64, trim_whitespace=False)
     vessel_name = StrictStringField(required=False, max_length=200, allow_blank=False)
     customer_reference = StrictStringField(required=False, max_length=200, allow_blank=True)
     include_vetting = StrictBooleanField(required=False, default=True)
+    as_of = AsOfField(required=False)
 
 
 class ScreeningCollectionView(KeyedAPIView):

@@ -116,6 +116,7 @@ def before_call(context: Any, case: Any, **kwargs: Any) -> None:
 STATE_DEPENDENT_FIELDS: dict[str, tuple[str, ...]] = {
     "*": ("cursor",),
     "POST /api/v1/voyage-assessments": ("route.origin", "route.destination", "route.via["),
+    "POST /api/v1/screenings": ("as_of",),  # a future instant: judged against the server's clock
     "POST /api/v1/screening-batches": ("items[",),  # each hull is judged on its own (422 when none is valid)
     "POST /api/v1/voyage-assessment-batches": ("routes[",),  # each route is judged on its own (422 when none is)
     "POST /api/v1/corridor-monitors": ("route.origin", "route.destination", "route.via["),
