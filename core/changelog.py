@@ -21,6 +21,10 @@ CHANGES = (
            "The camelCase duplicates coverageComplete and coverageGaps leave vessel monitor verdicts "
            "(baseline_verdict, previous_verdict); coverage_complete and coverage_gaps stay."),
     Change(date(2026, 11, 26), "added",
+           "Exports take resource screening_evidence with format zip: one <screening id>.json evidence pack per "
+           "record matching the screenings list's filters. The create_export request body is published as "
+           "required (it always was)."),
+    Change(date(2026, 11, 26), "added",
            "POST /api/v1/screenings takes an optional as_of (a past date or RFC 3339 timestamp): the hull is "
            "screened against the sanctions list editions in force at that instant, rebuilt from the file of every "
            "loaded edition, which the service now keeps (compressed, by sha256). The record carries as_of and "

@@ -17,6 +17,7 @@ class Export(Job):
     class Format(models.TextChoices):
         CSV = "csv"
         JSONL = "jsonl"
+        ZIP = "zip"  # one JSON file per record (evidence packs)
 
     resource = models.CharField(max_length=30)
     format = models.CharField(max_length=5, choices=Format.choices)

@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import os
+import zipfile
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,8 @@ def _write(export: Export, target: Path) -> int:
     filters = read_filters(exportable.filter_class, export.filters)
     rows = exportable.rows(export, filters).order_by("id")
     Export.objects.filter(pk=export.pk).update(row_count=rows.count(), rows_written=0)
+    if export.format == Export.Format.ZIP:
+        return _write_zip(export, exportable, rows, target)
     written = 0
     with open(target, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle) if export.format == Export.Format.CSV else None
@@ -49,6 +52,19 @@ def _write(export: Export, target: Path) -> int:
                 writer.writerow([resources.csv_safe(resources.cell(document, c)) for c in exportable.columns])
             else:
                 handle.write(json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n")
+            written += 1
+            if written % PROGRESS_EVERY == 0:
+                Export.objects.filter(pk=export.pk).update(rows_written=written)
+    return written
+
+
+def _write_zip(export: Export, exportable: resources.Exportable, rows: Any, target: Path) -> int:
+    """One `<record id>.json` member per record, written as it comes."""
+    written = 0
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for row in rows.iterator(chunk_size=CHUNK_ROWS):
+            document = exportable.document(row)
+            archive.writestr(f"{row.pk}.json", json.dumps(document, ensure_ascii=False, indent=1))
             written += 1
             if written % PROGRESS_EVERY == 0:
                 Export.objects.filter(pk=export.pk).update(rows_written=written)

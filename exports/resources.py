@@ -16,6 +16,7 @@ from accounts.tenancy import Owner
 from cargo.selectors import CargoScreeningFilter, filtered_cargo_screenings, stored_document
 from core.api.filters import ListFilter
 from metering.selectors import AccessLogFilter, entry_document, filtered_entries
+from screening import evidence
 from screening.selectors import ScreeningFilter, filtered_screenings, overlaid_document
 
 
@@ -25,8 +26,9 @@ class Exportable:
     scope: str
     filter_class: type[ListFilter]
     rows: Callable[[Owner, dict[str, Any]], QuerySet]
-    document: Callable[[Any], dict]  # one JSON Lines row
+    document: Callable[[Any], dict]  # one JSON Lines row (a zip member)
     columns: tuple[str, ...]  # CSV columns: dotted paths into the document
+    formats: tuple[str, ...] = ("csv", "jsonl")
 
     @property
     def filter_names(self) -> list[str]:
@@ -39,6 +41,13 @@ def _screenings() -> Exportable:
         "screenings", "vessel:screen", ScreeningFilter, filtered_screenings, overlaid_document,
         ("id", "imo", "vessel_name", "sanctions.status", "ownership.opacity", "vetting.grade", "identity_basis",
          "customer_reference", "unit_charged", "screened_at", "superseded_by"),
+    )  # fmt: skip
+
+
+def _screening_evidence() -> Exportable:
+    return Exportable(
+        "screening_evidence", "vessel:screen", ScreeningFilter, filtered_screenings, evidence.pack_of, (),
+        formats=("zip",),
     )  # fmt: skip
 
 
@@ -61,6 +70,7 @@ def _cargo_screenings() -> Exportable:
 
 _FACTORIES: dict[str, Callable[[], Exportable]] = {
     "screenings": _screenings,
+    "screening_evidence": _screening_evidence,
     "cargo_screenings": _cargo_screenings,
     "access_log": _access_log,
 }

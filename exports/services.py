@@ -67,6 +67,16 @@ def create_export(
     exportable = resources.get(values["resource"])
     if exportable.scope not in context.scopes:
         raise scope_refused(exportable.scope)
+    if values["format"] not in exportable.formats:
+        raise FieldViolation(
+            [
+                {
+                    "field": "format",
+                    "message": f"{exportable.name} exports as {' or '.join(exportable.formats)}; "
+                    "correct it and resend POST /api/v1/exports.",
+                }
+            ]
+        )
     filters = _checked_filters(exportable, values.get("filters"))
     return flow.create(
         KIND,

@@ -85,8 +85,12 @@ def _decision_ids(record: dict) -> list[str]:
 
 def evidence_pack(owner: Owner, screening_id: str, now: datetime | None = None) -> dict:
     """The pack of one of the caller's records (404 for anyone else's id)."""
+    return pack_of(Screening.objects.owned_one(owner, screening_id), now)
+
+
+def pack_of(screening: Screening, now: datetime | None = None) -> dict:
+    """The pack of a record already read under its owner (the API above, an export of the owner's records)."""
     now = now or timezone.now()
-    screening: Screening = Screening.objects.owned_one(owner, screening_id)
     stored = bytes(screening.document)
     record = json.loads(stored)
     decided = MatchDecision.objects.filter(pk__in=_decision_ids(record)).order_by("id")

@@ -196,9 +196,9 @@ def make_records_optional_on_retrieval(schemas: dict[str, Any]) -> None:
             schemas[name]["description"] = (schemas[name].get("description", "") + OPTIONAL_ON_RETRIEVAL).strip()
 
 
-# PATCH bodies drf-spectacular publishes as optional that the server requires (an absent body reads as
-# {}, which names nothing to change: 422 on body).
-BODY_REQUIRED = (("/api/v1/fleets/{fleet_id}", "patch"),)
+# Bodies drf-spectacular publishes as optional that the server requires: a PATCH (an absent body reads
+# as {}, which names nothing to change: 422 on body) and the export's request, one body per resource.
+BODY_REQUIRED = (("/api/v1/fleets/{fleet_id}", "patch"), ("/api/v1/exports", "post"))
 
 
 def add_shared_components(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:

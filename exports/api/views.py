@@ -23,6 +23,16 @@ from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 
 STATUSES = [*Job.Status.values, selectors.STATUS_EXPIRED]
+FORMAT_HELP = {
+    "csv": "csv",
+    "jsonl": "jsonl (JSON Lines)",
+    "zip": "zip (one <screening id>.json evidence pack per record, as GET /api/v1/screenings/{id}/evidence)",
+}
+CONTENT_TYPES = {
+    "csv": "text/csv; charset=utf-8",
+    "jsonl": "application/x-ndjson; charset=utf-8",
+    "zip": "application/zip",
+}
 
 
 class ExportInput(serializers.Serializer):
@@ -31,10 +41,13 @@ class ExportInput(serializers.Serializer):
 
     resource = serializers.ChoiceField(
         choices=resources.names(),
-        help_text="screenings (scope vessel:screen), cargo_screenings (cargo:screen) or access_log (logs:read); "
-        "the key needs that scope",
+        help_text="screenings or screening_evidence (scope vessel:screen), cargo_screenings (cargo:screen) or "
+        "access_log (logs:read); the key needs that scope",
     )
-    format = serializers.ChoiceField(choices=Export.Format.values, help_text="csv or jsonl (JSON Lines)")
+    format = serializers.ChoiceField(
+        choices=Export.Format.values,
+        help_text="csv or jsonl (JSON Lines); zip (one JSON evidence pack per record) for screening_evidence",
+    )
     filters = serializers.DictField(
         required=False,
         help_text="The resource's list filters, as its list endpoint takes them (less limit and cursor), e.g. "
@@ -107,7 +120,10 @@ def _resource_request(exportable: resources.Exportable) -> type[serializers.Seri
             "resource": _ResourceName(
                 exportable.name, help_text=f"{exportable.name} (the key needs scope {exportable.scope})"
             ),
-            "format": serializers.ChoiceField(choices=Export.Format.values, help_text="csv or jsonl (JSON Lines)"),
+            "format": serializers.ChoiceField(
+                choices=list(exportable.formats),
+                help_text=" or ".join(FORMAT_HELP[name] for name in exportable.formats),
+            ),
             "filters": filters(
                 required=False,
                 help_text=f"The {exportable.name} list's filters, as its list endpoint takes them (less limit and "
@@ -205,10 +221,13 @@ class ExportDownloadView(KeyedAPIView):
 
     @extend_schema(
         operation_id="download_export",
-        summary="The export's file, streamed (text/csv or application/x-ndjson)",
+        summary="The export's file, streamed (text/csv, application/x-ndjson or application/zip)",
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="The CSV file"),
             (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.STR, description="The JSON Lines file"),
+            (200, "application/zip"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="The evidence packs, one <screening id>.json each"
+            ),
             409: error_response(409, "export_not_ready: the export is not completed yet; poll GET /exports/{id}."),
             410: error_response(410, "export_expired: the file was removed after its retention; export again."),
         },
@@ -220,10 +239,9 @@ class ExportDownloadView(KeyedAPIView):
             raise ApiError(410, "export_expired", "This export's file was removed after its retention; export again.")
         if status != Export.Status.COMPLETED:
             raise ApiError(409, "export_not_ready", f"This export is {status}; download it once it is completed.")
-        content_type = "text/csv" if export.format == Export.Format.CSV else "application/x-ndjson"
         return FileResponse(
             open(file_path(export), "rb"),  # noqa: SIM115  (FileResponse closes it)
             as_attachment=True,
             filename=export.file_name,
-            content_type=f"{content_type}; charset=utf-8",
+            content_type=CONTENT_TYPES[export.format],
         )

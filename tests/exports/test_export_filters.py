@@ -18,10 +18,18 @@ pytestmark = pytest.mark.django_db
 EXPORTS = "/api/v1/exports"
 LIST_PATHS = {
     "screenings": "/api/v1/screenings",
+    "screening_evidence": "/api/v1/screenings",  # the same records, one evidence pack each
     "cargo_screenings": "/api/v1/cargo-screenings",
     "access_log": "/api/v1/access-log",
 }
 PAGING = {"limit", "cursor"}
+ONLY_FORMAT = {"screening_evidence": "zip"}
+
+
+def _format(resource: str, wanted: str = "csv") -> str:
+    return ONLY_FORMAT.get(resource, wanted)
+
+
 # Values tried for every key; those the published schema of the key allows are sent.
 CANDIDATES = [True, False, "true", "false", 100, 404, 599, "GREEN", "INCOMPLETE", "9074729", "84",
               "2026-11-01T00:00:00Z", "/api/v1/usage", "x"]  # fmt: skip
@@ -131,11 +139,11 @@ def test_every_filter_key_and_value_the_document_allows_is_accepted(document, cl
         allowed = [
             value
             for value in CANDIDATES
-            if validator.is_valid({"resource": resource, "format": "csv", "filters": {key: value}})
+            if validator.is_valid({"resource": resource, "format": _format(resource), "filters": {key: value}})
         ]
         assert allowed, f"{resource}: no candidate value fits the published schema of filters.{key}"
         for value in allowed:
-            body = {"resource": resource, "format": "jsonl", "filters": {key: value}}
+            body = {"resource": resource, "format": _format(resource, "jsonl"), "filters": {key: value}}
             response = _post(client, raw, body)
             assert response.status_code == 202, f"{body} is published as valid: {response.content!r}"
             tried += 1
@@ -150,9 +158,9 @@ def test_all_of_a_resources_filters_together_are_accepted(document, client, raw,
         filters[key] = next(
             value
             for value in CANDIDATES
-            if validator.is_valid({"resource": resource, "format": "csv", "filters": {key: value}})
+            if validator.is_valid({"resource": resource, "format": _format(resource), "filters": {key: value}})
         )
-    body = {"resource": resource, "format": "csv", "filters": filters}
+    body = {"resource": resource, "format": _format(resource), "filters": filters}
     assert validator.is_valid(body)
     response = _post(client, raw, body)
     assert response.status_code == 202, response.content
@@ -165,7 +173,7 @@ def test_an_unknown_key_is_422_naming_it_and_the_document_refuses_it_too(documen
     others = {name for other in LIST_PATHS for name in _list_filters(document, other)}
     unknown = ["colour", *sorted(PAGING), *sorted(others - set(_list_filters(document, resource)))]
     for key in unknown:
-        body = {"resource": resource, "format": "csv", "filters": {key: "x"}}
+        body = {"resource": resource, "format": _format(resource), "filters": {key: "x"}}
         assert not validator.is_valid(body), f"the document allows filters.{key} for {resource}"
         response = _post(client, raw, body)
         assert response.status_code == 422, response.content

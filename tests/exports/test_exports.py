@@ -5,9 +5,11 @@ expiring after their retention, safe to open in a spreadsheet."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import itertools
 import json
+import zipfile
 from datetime import timedelta
 
 import pytest
@@ -19,6 +21,7 @@ from exports.production import KIND
 from jobs import flow
 from metering.models import IdempotencyRecord
 from screening import demo
+from screening.evidence import canonical_json
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -202,3 +205,27 @@ def test_cargo_screenings_export_with_their_own_scope(demo_world, client, issue_
     no_cargo = issue_key("live", email="cargo@example.com", scopes=["vessel:screen"])
     refused = _post(client, no_cargo, EXPORTS, {"resource": "cargo_screenings", "format": "csv"})
     assert refused.status_code == 403 and "cargo:screen" in refused.json()["message"]
+
+
+def test_evidence_packs_export_as_a_zip_of_one_verifiable_pack_per_filtered_record(demo_world, client, issue_key):
+    raw = issue_key("live")
+    red = _screen(client, raw, demo.RED_OFAC)
+    _screen(client, raw, demo.GREEN_CLEAN)
+    export = _export(client, raw, resource="screening_evidence", format="zip", filters={"status": "RED"})
+    _run(export["id"])
+    response = client.get(f"{EXPORTS}/{export['id']}/download", **_headers(raw))
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    assert archive.namelist() == [f"{red['id']}.json"]
+    pack = json.loads(archive.read(f"{red['id']}.json"))
+    assert pack["record"] == red and pack["kind"] == "screening_evidence"
+    unsigned = {name: value for name, value in pack.items() if name != "sha256"}
+    assert pack["sha256"] == hashlib.sha256(canonical_json(unsigned)).hexdigest()
+
+
+def test_a_format_a_resource_does_not_export_as_is_422_and_creates_nothing(client, issue_key):
+    raw = issue_key("live")
+    for resource, format_ in (("screening_evidence", "csv"), ("screenings", "zip")):
+        response = _post(client, raw, EXPORTS, {"resource": resource, "format": format_})
+        assert response.status_code == 422 and response.json()["field_violations"][0]["field"] == "format"
+    assert not Export.objects.exists()
