@@ -90,17 +90,35 @@ def _records_of(load: SourceSnapshot) -> list[ListedRecord] | None:
     return [r for r in parsed.records if isinstance(r, ListedRecord)]
 
 
+_in_force: OrderedDict[tuple[datetime, str], list[dict]] = OrderedDict()
+
+
+def _sanctions_in_force(at: datetime) -> list[dict]:
+    """The sanctions editions in force at `at`, remembered while no load changed the lists (the data
+    state's version moves with every load and refusal)."""
+    key = (at, datastate.current().version)
+    with _lock:
+        known = _in_force.get(key)
+    if known is None:
+        known = [edition for edition in editions_in_force(at) if edition["source"] in _SANCTIONS_NAMES]
+        with _lock:
+            _in_force[key] = known
+            while len(_in_force) > 64:
+                _in_force.popitem(last=False)
+    return known
+
+
 def state_as_of(at: datetime) -> Replayed:
     """The engine's data state as the sanctions lists stood at `at` (registers as they stand now)."""
-    in_force = [edition for edition in editions_in_force(at) if edition["source"] in _SANCTIONS_NAMES]
+    in_force = _sanctions_in_force(at)
     key = tuple(sorted(edition["snapshot_id"] for edition in in_force))
     with _lock:
         cached = _cache.get(key)
         if cached is not None:
             _cache.move_to_end(key)
-    loads = {load.pk: load for load in SourceSnapshot.objects.filter(pk__in=key)}
     unavailable: list[str] = []
     if cached is None:
+        loads = {load.pk: load for load in SourceSnapshot.objects.filter(pk__in=key)}
         records: list[ListedRecord] = []
         editions: dict[str, dict[str, EditionInfo]] = {}
         for snapshot_id in key:
