@@ -15,7 +15,7 @@ from datetime import date
 import pytest
 from django.core.management import call_command
 
-from screening import datastate
+from screening import datastate, demo
 
 GREEN = "9300776"
 NORTH_SEA = {"origin": "NLRTM", "destination": "DEHAM"}
@@ -141,6 +141,18 @@ def create_owned_resources(client, raw: str) -> dict[str, str]:  # type: ignore[
         "webhook-endpoints": created("/api/v1/webhook-endpoints", {"url": RECEIVER_URL}, 201),
         "vessel-monitors": created("/api/v1/vessel-monitors", {"imo": GREEN, "mode": "simulation"}, 201),
         "corridor-monitors": created("/api/v1/corridor-monitors", {"route": NORTH_SEA}, 201),
+        "match-decisions": created(
+            "/api/v1/match-decisions",
+            {
+                "imo": demo.AMBER_NAME_ONLY,
+                "source": "ofac_sdn",
+                "source_record_id": "990002",
+                "outcome": "cleared",
+                "reason": "The owner's review",
+                "reviewer": "owner",
+            },
+            201,
+        ),  # fmt: skip
     }
     ids["webhook-deliveries"] = created(f"/api/v1/webhook-endpoints/{ids['webhook-endpoints']}/test", {}, 202)
     return ids

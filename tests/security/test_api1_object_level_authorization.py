@@ -25,6 +25,7 @@ VALID_BODIES = {
     ("patch", "/api/v1/webhook-endpoints/{endpoint_id}"): {"enabled": False, "url": "https://attacker.invalid/x"},
     ("post", "/api/v1/webhook-endpoints/{endpoint_id}/rotate-secret"): {"overlap_hours": 0},
     ("post", "/api/v1/vessel-monitors/{monitor_id}/simulate"): {"sanctions_status": "RED"},
+    ("post", "/api/v1/match-decisions/{decision_id}/revoke"): {"reviewer": "outsider"},
 }
 LIVE_ONLY_COLLECTIONS = {"corridor-monitors"}  # 403 environment_not_allowed on a test key, whatever the id
 UNKNOWN_ULID = "01JZZZZZZZZZZZZZZZZZZZZZZZ"
