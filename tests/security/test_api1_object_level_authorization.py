@@ -40,7 +40,8 @@ def _id_operations(published_operations):  # type: ignore[no-untyped-def]
     return [op for op in published_operations if op.keyed and op.path_parameters]
 
 
-READ_TIME_FIELDS = {"request_id", "as_of"}  # differ on every read, whatever was changed
+# Differ on every read, whatever was changed (an evidence pack says when it was generated, and its hash covers that).
+READ_TIME_FIELDS = {"request_id", "as_of", "generated_at", "sha256"}
 
 
 def _snapshot(response) -> tuple[int, object]:  # type: ignore[no-untyped-def]
