@@ -20,6 +20,10 @@ CHANGES = (
     Change(date(2026, 12, 23), "removed",
            "The camelCase duplicates coverageComplete and coverageGaps leave vessel monitor verdicts "
            "(baseline_verdict, previous_verdict); coverage_complete and coverage_gaps stay."),
+    Change(date(2026, 11, 26), "fixed",
+           "Name matching drops a hull-type prefix written with dots (M.V., M.T., M. V.), glued to the name "
+           "(M.V.ARIES) or as the word TANKER, as it already dropped M/V and MT: on the OFAC snapshot of "
+           "2024-05-03, hull names under such a prefix are now found at rank 1 every time (0.63 before)."),
     Change(date(2026, 11, 26), "added",
            "Exports take resource screening_evidence with format zip: one <screening id>.json evidence pack per "
            "record matching the screenings list's filters. The create_export request body is published as "

@@ -2,7 +2,7 @@
 
 Folding is transliteration (anyascii), so ø, å, æ, ß and other letters fold like accented
 ones (ø→o, æ→ae, ß→ss); then upper case, punctuation to spaces, whitespace collapsed.
-Hull-name prefixes that describe the ship rather than name it (M/V, MT, ...) are dropped.
+Hull-name prefixes that describe the ship rather than name it (M/V, M.V., MT, TANKER, ...) are dropped.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from functools import lru_cache
 from anyascii import anyascii
 
 _NON_ALNUM = re.compile(r"[^A-Z0-9]+")
-_VESSEL_PREFIXES = frozenset({"MV", "MT", "MS", "SS", "MY", "FV"})
+_VESSEL_PREFIXES = frozenset({"MV", "MT", "MS", "SS", "MY", "FV", "TANKER"})
 # Legal forms say what a party is, not who: "ORION TRADERS LLC" and "ORION TRADERS" are one name.
 _LEGAL_FORMS = frozenset(
     {
@@ -50,7 +50,8 @@ _LEGAL_FORMS = frozenset(
         "BHD",
     }
 )
-_SLASHED_PREFIX = re.compile(r"^\s*(M\s*/\s*[VTSY])\b", re.IGNORECASE)
+# M/V, M.V., M. T. and the like: a type written with a slash or dots, even glued to the name ("M.V.ARIES").
+_SLASHED_PREFIX = re.compile(r"^\s*M\s*[/.]\s*[VTSY]\s*\.?(?![A-Z0-9])", re.IGNORECASE)
 
 
 @lru_cache(maxsize=65536)
