@@ -70,8 +70,7 @@ def kept_files(checksum: str) -> dict[str, bytes] | None:
 @dataclass(frozen=True)
 class Replayed:
     state: DataState
-    editions: list[dict]  # the editions the state is built from, as evidence names them
-    unavailable: list[str]  # sources with an edition in force whose file is not kept
+    editions: list[dict]  # the editions the state is built from, as evidence names them (a file not kept: absent)
 
 
 def _records_of(load: SourceSnapshot) -> list[ListedRecord] | None:
@@ -116,7 +115,6 @@ def state_as_of(at: datetime) -> Replayed:
         cached = _cache.get(key)
         if cached is not None:
             _cache.move_to_end(key)
-    unavailable: list[str] = []
     if cached is None:
         loads = {load.pk: load for load in SourceSnapshot.objects.filter(pk__in=key)}
         records: list[ListedRecord] = []
@@ -124,8 +122,7 @@ def state_as_of(at: datetime) -> Replayed:
         for snapshot_id in key:
             load = loads[snapshot_id]
             held = _records_of(load)
-            if held is None:
-                unavailable.append(load.source)
+            if held is None:  # its file is not kept: the source is a coverage gap
                 continue
             records.extend(held)
             editions.setdefault(load.source, {})[load.edition] = EditionInfo(
@@ -140,8 +137,6 @@ def state_as_of(at: datetime) -> Replayed:
             _cache[key] = cached
             while len(_cache) > CACHED_STATES:
                 _cache.popitem(last=False)
-    else:
-        unavailable = [name for name in _SANCTIONS_NAMES if name not in cached.sources and any(
-            e["source"] == name for e in in_force)]  # fmt: skip
+
     named = [edition for edition in in_force if edition["source"] in cached.sources]
-    return Replayed(cached, named, sorted(set(unavailable)))
+    return Replayed(cached, named)
