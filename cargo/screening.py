@@ -35,7 +35,7 @@ import pycountry
 
 from cargo import export_controls
 from screening.datastate import DataState
-from screening.matching import ENTITY_NAME_CUTOFF
+from screening.name_rules import ENTITY_NAME_CUTOFF
 from screening.normalize import normalize_vessel_name
 from screening.records import (
     CONFIDENCE_CONFIRMED,
@@ -277,7 +277,15 @@ def party_hits(state: DataState, name: str) -> list[MatchHit]:
             confidence = CONFIDENCE_POSSIBLE
         match_type = MATCH_NAME_EXACT if exact else MATCH_NAME_FUZZY
         hits.append(
-            MatchHit(record, match_type, confidence, candidate.score, matched_listed_name=candidate.listed_name)
+            MatchHit(
+                record,
+                match_type,
+                confidence,
+                candidate.score,
+                matched_listed_name=candidate.listed_name,
+                hull_name=name,
+                name_rule=candidate.rule,
+            )
         )
     return hits
 
@@ -294,7 +302,13 @@ def assess_party(state: DataState, editions: dict, party: PartyInput, index: int
     matches = []
     for hit in sorted(hits, key=lambda h: (id(h) not in driving, -h.score)):
         drove = id(hit) in driving
-        row = render_match(hit, None if drove and not hit.record.source_record_id else drove, editions)
+        if _confirmed(hit):
+            why = ("cargo parties", "the party's name is listed exactly on a designating list: RED")
+        elif drove:
+            why = ("cargo parties", "a party name resembling a listed company or person makes AMBER")
+        else:
+            why = ("cargo parties", "on RED only the exact listings drive the party's verdict")
+        row = render_match(hit, None if drove and not hit.record.source_record_id else drove, editions, why)
         matches.append(row)
     block = {"name": party.name, "role": party.role, "status": status, "matches": matches}
     if status == Verdict.GREEN:

@@ -336,6 +336,7 @@ REST_FRAMEWORK = {
 }
 
 from core.changelog import as_markdown as changelog_markdown  # noqa: E402  (plain data, no Django)
+from screening.name_rules import quality_markdown  # noqa: E402  (plain data, no Django)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Vessel Sanctions Screening and Voyage Risk API",
@@ -343,7 +344,7 @@ SPECTACULAR_SETTINGS = {
         "Screen a hull by IMO number and assess the risk of a sea voyage. "
         "Every error answers in the envelope {code, message, request_id}. "
         "Output is decision support, not navigation, safety, legal, insurance or "
-        "sanctions-compliance advice.\n\n" + changelog_markdown()
+        "sanctions-compliance advice.\n\n" + quality_markdown() + "\n\n" + changelog_markdown()
     ),
     "VERSION": SERVICE_API_VERSION,
     "OAS_VERSION": "3.1.0",

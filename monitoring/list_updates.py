@@ -48,8 +48,8 @@ from monitoring.models import RunStatus, VesselMonitor, VesselMonitorRun
 from screening import editions
 from screening.index import NameIndex
 from screening.ingest import record_from_json
-from screening.matching import ENTITY_NAME_CUTOFF, VESSEL_NAME_CUTOFF
 from screening.models import LiveRegisterName, RegisterEntry, SourceSnapshot
+from screening.name_rules import ENTITY_NAME_CUTOFF, RULES_VERSION, VESSEL_NAME_CUTOFF
 from screening.records import RECORD_VESSEL, ListedRecord, RegisterRecord
 from screening.sources.catalog import REGISTER_STORES
 from webhooks.events import emit
@@ -173,7 +173,7 @@ class MonitoredHulls:
 
     def imos_named(self, name: str, *, cutoff: float) -> set[str]:
         return {
-            f"{int(self.imos[self.names.owners[entry]]):07d}" for entry, _ in self.names.search(name, cutoff=cutoff)
+            f"{int(self.imos[self.names.owners[entry]]):07d}" for entry, _, _ in self.names.search(name, cutoff=cutoff)
         }
 
 
@@ -186,7 +186,7 @@ STALE_INDEX_SECONDS = 3600
 
 def _folder_for(version: tuple) -> Path:
     database = settings.DATABASES["default"]
-    stamp = repr((database.get("HOST"), database.get("PORT"), database.get("NAME"), version))
+    stamp = repr((database.get("HOST"), database.get("PORT"), database.get("NAME"), RULES_VERSION, version))
     return Path(settings.VAR_DIR) / INDEX_FOLDER / f"monitored-{hashlib.sha256(stamp.encode()).hexdigest()[:20]}"
 
 

@@ -28,8 +28,9 @@ from django.utils import timezone
 from accounts.tenancy import Owner
 from core.api.errors import ApiError
 from core.api.timefmt import rfc3339
-from screening import decisions, engine, index, matching
+from screening import decisions, engine
 from screening.models import MatchDecision, Screening, SourceSnapshot
+from screening.name_rules import rules_in_force
 
 PACK_KIND = "screening_evidence"
 PACK_VERSION = 1
@@ -40,16 +41,9 @@ def canonical_json(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def thresholds() -> dict[str, float | int]:
-    """The matching rules in force (screening/matching.py, screening/index.py)."""
-    return {
-        "vessel_name_cutoff": matching.VESSEL_NAME_CUTOFF,
-        "entity_name_cutoff": matching.ENTITY_NAME_CUTOFF,
-        "probable_name_score": matching.PROBABLE_NAME_SCORE,
-        "typo_score": index.TYPO_SCORE,
-        "number_mismatch_cap": index.NUMBER_MISMATCH_CAP,
-        "exact_only_below_letters": index.SHORT_NAME_LENGTH,
-    }
+def thresholds() -> dict[str, object]:
+    """The name-matching rules in force (screening/name_rules.py)."""
+    return rules_in_force()
 
 
 def editions_in_force(at: datetime) -> list[dict]:

@@ -10,15 +10,14 @@ candidates instead of every name; tokens so common they block nothing useful ("S
 Scoring the candidates is vectorised: everything a name needs (its folded form, its words
 sorted, its length and character counts) is computed once at build; bounds drawn from those
 and rapidfuzz's `cdist` discard every candidate that cannot reach the cutoff, and only the
-few that can are scored by `name_similarity`, the one definition of a name's score. The
-result is the same as scoring every blocked candidate with `name_similarity`
+few that can are judged by screening.name_rules (`judge`, the one definition of a name's score). The
+result is the same as judging every blocked candidate
 (tests/screening/test_matching_candidates.py).
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,16 @@ import numpy as np
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
+from screening.name_rules import (
+    ANY_EDIT_FROM,
+    NEAR_VARIANT_SCORE,
+    SHORT_NAME_LENGTH,
+    TWO_EDITS_FROM,
+    NameRule,
+    judge,
+    spaced_alike,
+    transliteration_key,
+)
 from screening.normalize import compact, normalize_vessel_name
 from screening.records import RECORD_VESSEL, ListedRecord
 
@@ -36,8 +45,6 @@ PREFIX_LENGTH = 4
 # A blocking key held by more than this share of all names is a stop key.
 STOP_KEY_SHARE = 0.01
 STOP_KEY_MIN_POSTINGS = 50
-# Names this short are only ever matched exactly: "ABC" against "ABD" is noise.
-SHORT_NAME_LENGTH = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,30 +52,7 @@ class NameCandidate:
     record: ListedRecord
     listed_name: str  # the listed name or alias that scored
     score: float
-
-
-# One typo in a name of 8+ letters (two in 16+) is a near-exact match, whatever ratio says.
-TYPO_SCORE = 92.0
-# Names that differ in their numbers ("SEA STAR 2" / "SEA STAR 3", "YARD NO. 1220" / "1225") are
-# different hulls: their similarity is capped below every cutoff.
-NUMBER_MISMATCH_CAP = 75.0
-_NUMBER = re.compile(r"\d+")
-
-
-def name_similarity(left: str, right: str) -> float:
-    """0-100 similarity of two folded names: character edits, or the same words reordered."""
-    if left == right:
-        return 100.0
-    left_numbers, right_numbers = _NUMBER.findall(left), _NUMBER.findall(right)
-    capped = bool(left_numbers and right_numbers and sorted(left_numbers) != sorted(right_numbers))
-    if left.replace(" ", "") == right.replace(" ", ""):
-        return 99.0
-    score = max(fuzz.ratio(left, right), fuzz.token_sort_ratio(left, right))
-    shorter = min(len(left), len(right))
-    allowed_edits = 2 if shorter >= 16 else 1 if shorter >= 8 else 0
-    if allowed_edits and Levenshtein.distance(left, right, score_cutoff=allowed_edits) <= allowed_edits:
-        score = max(score, TYPO_SCORE)
-    return min(score, NUMBER_MISMATCH_CAP) if capped else score
+    rule: NameRule = NameRule.NONE  # which rule of screening.name_rules made the names one
 
 
 # Character counts of folded names: one column per character a folded name is written with, and
@@ -92,15 +76,42 @@ def _letter_counts(names: list[str]) -> np.ndarray:
     return np.minimum(counts, 255).astype(np.uint8).reshape(len(names), _COLUMNS)
 
 
+def _deletions(compact_name: str) -> set[str]:
+    return {compact_name[:at] + compact_name[at + 1 :] for at in range(len(compact_name))}
+
+
 def _blocking_keys(folded: str) -> set[str]:
-    """Whole tokens, and the first and last four letters of each (a typo rarely hits both ends)."""
-    keys = {f"c:{folded.replace(' ', '')}"}
+    """The keys a name is indexed under: whole tokens, and the first and last four letters of each (a typo
+    rarely hits both ends); the name without spaces, and without spaces and transliteration variants where
+    that differs. A short name (SHORT_NAME_LENGTH to ANY_EDIT_FROM letters), whose ends a single edit
+    can both reach, is also indexed under each way of dropping one of its letters."""
+    compact_name = folded.replace(" ", "")
+    keys = {f"c:{spaced}" for spaced in spaced_alike(folded)}
+    spelled = transliteration_key(folded)
+    if spelled != compact_name:
+        keys.add(f"f:{spelled}")
     for token in folded.split():
         if len(token) >= 2:
             keys.add(f"t:{token}")
         if len(token) >= PREFIX_LENGTH:
             keys.add(f"p:{token[:PREFIX_LENGTH]}")
             keys.add(f"s:{token[-PREFIX_LENGTH:]}")
+    if SHORT_NAME_LENGTH <= len(compact_name) <= ANY_EDIT_FROM:
+        keys.update(f"d:{dropped}" for dropped in _deletions(compact_name))
+    return keys
+
+
+def _query_keys(folded: str) -> set[str]:
+    """The keys a query looks up: the ones it would be indexed under, and for a short query the names one
+    edit away (one letter dropped from either name, or from both at one place: a letter replaced or two
+    swapped)."""
+    keys = _blocking_keys(folded)
+    compact_name = folded.replace(" ", "")
+    if SHORT_NAME_LENGTH - 1 <= len(compact_name) <= ANY_EDIT_FROM + 1:
+        dropped = _deletions(compact_name)
+        keys.add(f"d:{compact_name}")
+        keys.update(f"c:{name}" for name in dropped)
+        keys.update(f"d:{name}" for name in dropped)
     return keys
 
 
@@ -144,7 +155,7 @@ class PackedNames(Sequence[str]):
 
 
 class NameIndex:
-    """Folded names, blocked and searchable by `name_similarity`; each entry belongs to an owner (an int).
+    """Folded names, blocked and searchable by `screening.name_rules.judge`; each entry belongs to an owner (an int).
 
     Lean by construction, so that an index of a million names fits a worker (monitoring/list_updates.py
     holds one of every monitored hull): the blocking keys are stored as their hashes in sorted arrays
@@ -195,7 +206,7 @@ class NameIndex:
                 self.listed.append(listed)
             owners.append(owner)
             for key in _blocking_keys(folded):
-                pending.append((self._hash(key), entry, key.startswith("c:")))
+                pending.append((self._hash(key), entry, key.startswith(("c:", "f:"))))
             if len(pending) >= _BUILD_CHUNK:
                 flush()
         flush()
@@ -268,7 +279,7 @@ class NameIndex:
     def _candidates(self, folded: str) -> np.ndarray:
         """Every entry sharing a useful blocking key with the folded name, ascending."""
         # The keys are looked up together (one search); a key the index lacks has no postings.
-        hashed = np.fromiter(map(self._hash, _blocking_keys(folded)), dtype=np.int64)
+        hashed = np.fromiter(map(self._hash, _query_keys(folded)), dtype=np.int64)
         if not len(self._keys):
             return _NO_ENTRIES
         positions = np.minimum(np.searchsorted(self._keys, hashed), len(self._keys) - 1)
@@ -289,43 +300,53 @@ class NameIndex:
             return np.flatnonzero(marked).astype(np.int32)
         return np.unique(np.concatenate(postings))
 
+    def _spelled_alike(self, folded: str) -> np.ndarray:
+        """Entries with the same letters as the folded name, or the same once transliteration variants are
+        folded: every name the exact, spacing and transliteration rules can match."""
+        spelled = transliteration_key(folded)
+        keys = {f"c:{spelled}", f"f:{spelled}", *(f"c:{spaced}" for spaced in spaced_alike(folded))}
+        found = [postings for key in keys if (postings := self._postings(key)) is not None]
+        if not found:
+            return _NO_ENTRIES
+        return found[0] if len(found) == 1 else np.unique(np.concatenate(found))
+
     def _reachable(self, folded: str, candidates: np.ndarray, cutoff: float) -> np.ndarray:
         """The candidates whose name_similarity can reach `cutoff` (a superset of those that do), ascending.
 
-        A name's score is 100 (same name), 99 (same letters, other spacing), else at most the
-        higher of ratio and token-sort ratio, raised to TYPO_SCORE by the typo rule, and capped
-        by the number rule; so a candidate reaching the cutoff shares the compact name, or scores
-        the cutoff on ratio or token-sort ratio, or is within the typo rule's edits. Two bounds
-        from character counts drop most candidates before any string is compared: with D the
-        letters one name has and the other lacks (counted both ways), both ratios are at most
-        100 * (1 - D / (sum of lengths)) (the words sorted keep the letters), and an edit
-        changes D by at most 2.
+        A name's score (screening.name_rules.judge) above the series cap is 100, 99 or 98 for names
+        spelled alike (found through the compact and transliteration keys), 96 for the same words
+        reordered, NEAR_VARIANT_SCORE within one edit (two on long names), else the higher of ratio
+        and token-sort ratio. Two bounds from character counts drop most candidates before any string
+        is compared: with D the letters one name has and the other lacks (counted both ways), both
+        ratios are at most 100 * (1 - D / (sum of lengths)) (the words sorted keep the letters), and
+        an edit changes D by at most 2. Names under SHORT_NAME_LENGTH letters match only when spelled
+        alike (the exact, spacing and transliteration rules).
         """
         if cutoff <= 0:
             return candidates  # every score (0 included) reaches it
-        # Names under five letters only ever match exactly, and exact names meet in the compact key.
-        found = self._postings(f"c:{folded.replace(' ', '')}")
-        same_letters = _NO_ENTRIES if found is None else found
+        same_letters = self._spelled_alike(folded)
         query_length = len(folded)
         slack = 1e-6  # rounding never drops a candidate: survivors are scored exactly below
         keep = candidates[~self._short[candidates]]
+        edits_count = NEAR_VARIANT_SCORE >= cutoff
         if len(keep) > _LENGTH_FIRST_FROM:
             # The letters bound below is at least the length difference: on many candidates (an index of
             # a million names) dropping by length first spares most of the letter counts.
             lengths = self._length[keep].astype(np.int64)
             total = lengths + query_length
             plausible = 100.0 * (total - np.abs(lengths - query_length)) >= (cutoff - slack) * total
-            if TYPO_SCORE >= cutoff:
+            if edits_count:
                 plausible |= np.abs(lengths - query_length) <= 2
             keep = keep[plausible]
         lengths = self._length[keep].astype(np.int64)
         unshared = np.abs(self._letters[keep].astype(np.int16) - _letter_counts([folded])[0]).sum(axis=1)
         total = lengths + query_length
         possible = 100.0 * (total - unshared) >= (cutoff - slack) * total
-        typo_counts = TYPO_SCORE >= cutoff
-        if typo_counts:
-            shorter = np.minimum(lengths, query_length)
-            allowed = np.where(shorter >= 16, 2, np.where(shorter >= 8, 1, 0))
+        if edits_count:
+            # Edits a pair of names may differ by, judged on the longer name with its spaces (never less
+            # than the rules allow on the shorter one without them); a swap is two plain edits.
+            longer = np.maximum(lengths, query_length)
+            allowed = np.where(longer >= TWO_EDITS_FROM, 2, np.where(longer >= SHORT_NAME_LENGTH, 1, 0))
             possible |= (allowed > 0) & (unshared <= 2 * allowed)
         keep = keep[possible]
         if keep.size:
@@ -337,37 +358,28 @@ class NameIndex:
             reaches |= (
                 process.cdist([query_sorted], sorted_names, scorer=fuzz.ratio, dtype=np.float64)[0] >= cutoff - slack
             )
-            if typo_counts:
-                edits = process.cdist([folded], names, scorer=Levenshtein.distance, score_cutoff=2, dtype=np.int32)[0]
-                reaches |= edits <= allowed[possible]
+            if edits_count:
+                edits = process.cdist([folded], names, scorer=Levenshtein.distance, score_cutoff=4, dtype=np.int32)[0]
+                reaches |= edits <= 2 * allowed[possible]
             keep = keep[reaches]
         if same_letters.size:
             keep = np.union1d(keep, same_letters)
         return keep
 
-    def search(self, name: str, *, cutoff: float) -> list[tuple[int, float]]:
-        """(entry, score) of every name scoring at least `cutoff` against `name`, in entry order."""
+    def search(self, name: str, *, cutoff: float) -> list[tuple[int, float, NameRule]]:
+        """(entry, score, rule) of every name scoring at least `cutoff` against `name`, in entry order."""
         folded = normalize_vessel_name(name)
         if not folded:
             return []
-        if len(compact(folded)) < SHORT_NAME_LENGTH:
-            # Matched only exactly (an exact name always shares the compact key).
-            if cutoff > 0:
-                same = self._postings(f"c:{compact(folded)}")
-                exact = [] if same is None else [entry for entry in same.tolist() if self.names[entry] == folded]
-                return [(entry, 100.0) for entry in exact]
-            return [
-                (entry, 100.0 if self.names[entry] == folded else 0.0) for entry in self._candidates(folded).tolist()
-            ]
+        if len(compact(folded)) < SHORT_NAME_LENGTH and cutoff > 0:
+            candidates = self._spelled_alike(folded)
+        else:
+            candidates = self._reachable(folded, self._candidates(folded), cutoff)
         scored = []
-        for entry in self._reachable(folded, self._candidates(folded), cutoff).tolist():
-            candidate_name = self.names[entry]
-            if self._short[entry]:
-                score = 100.0 if candidate_name == folded else 0.0
-            else:
-                score = name_similarity(folded, candidate_name)
-            if score >= cutoff:
-                scored.append((entry, score))
+        for entry in candidates.tolist():
+            judged = judge(folded, self.names[entry])
+            if judged.score >= cutoff:
+                scored.append((entry, judged.score, judged.rule))
         return scored
 
 
@@ -422,9 +434,9 @@ class SanctionsIndex:
         best: dict[int, NameCandidate] = {}
         listed = self._names.listed
         assert listed is not None
-        for entry, score in self._names.search(name, cutoff=cutoff):
+        for entry, score, rule in self._names.search(name, cutoff=cutoff):
             position = int(self._names.owners[entry])
             held = best.get(position)
             if held is None or score > held.score:
-                best[position] = NameCandidate(self.records[position], listed[entry], score)
+                best[position] = NameCandidate(self.records[position], listed[entry], score, rule)
         return sorted(best.values(), key=lambda c: (-c.score, c.record.source, c.record.name))

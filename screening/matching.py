@@ -1,17 +1,13 @@
-"""Which listed records match a hull: exact IMO, exact MMSI, then fuzzy names (contract 2.4).
+"""Which listed records match a hull: exact IMO, exact MMSI, then names (contract 2.4).
 
-Thresholds (README "Matching"; measured in tests/screening/test_matching_on_ofac.py):
-- a vessel record matches a name at similarity >= VESSEL_NAME_CUTOFF (0-100, rapidfuzz
-  ratio or token-sort ratio over folded names, whichever is higher);
-- a company or person record is reported at >= ENTITY_NAME_CUTOFF and never drives a
-  verdict by itself (3.2.1), so its bar is set higher to keep the list readable;
-- names under five letters only ever match exactly.
-A record hit by an identifier is not repeated as a name hit.
+When two names are one is decided in screening/name_rules.py (the thresholds and rules, in one
+place). A record hit by an identifier is not repeated as a name hit.
 """
 
 from __future__ import annotations
 
 from screening.index import SanctionsIndex
+from screening.name_rules import ENTITY_NAME_CUTOFF, PROBABLE_NAME_SCORE, VESSEL_NAME_CUTOFF
 from screening.records import (
     CONFIDENCE_CONFIRMED,
     CONFIDENCE_POSSIBLE,
@@ -24,11 +20,6 @@ from screening.records import (
     ListedRecord,
     MatchHit,
 )
-
-VESSEL_NAME_CUTOFF = 90.0
-ENTITY_NAME_CUTOFF = 92.0
-# A near-exact name that also agrees on the current flag is more than a possibility.
-PROBABLE_NAME_SCORE = 97.0
 
 
 def _record_key(record: ListedRecord) -> tuple:
@@ -79,6 +70,8 @@ def match_hull(
                 candidate.score,
                 screened_name=name if name != chosen_name else None,
                 matched_listed_name=candidate.listed_name,
+                hull_name=name,
+                name_rule=candidate.rule,
             )
             held = name_hits.get(key)
             if held is None or hit.score > held.score:

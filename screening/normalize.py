@@ -2,7 +2,8 @@
 
 Folding is transliteration (anyascii), so ø, å, æ, ß and other letters fold like accented
 ones (ø→o, æ→ae, ß→ss); then upper case, punctuation to spaces, whitespace collapsed.
-Hull-name prefixes that describe the ship rather than name it (M/V, M.V., MT, TANKER, ...) are dropped.
+Hull-name prefixes that describe the ship rather than name it (M/V, M.V., MT, TANKER, ...) are dropped,
+and a hull's number is written in digits whatever form it came in ("STAR III", "STAR THREE" -> "STAR 3").
 """
 
 from __future__ import annotations
@@ -54,6 +55,17 @@ _LEGAL_FORMS = frozenset(
 _SLASHED_PREFIX = re.compile(r"^\s*M\s*[/.]\s*[VTSY]\s*\.?(?![A-Z0-9])", re.IGNORECASE)
 
 
+_NUMBER_WORDS = (
+    "ONE TWO THREE FOUR FIVE SIX SEVEN EIGHT NINE TEN ELEVEN TWELVE THIRTEEN FOURTEEN FIFTEEN SIXTEEN "
+    "SEVENTEEN EIGHTEEN NINETEEN TWENTY"
+).split()
+_ROMAN_UNITS = ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX")
+
+
+_WORD_NUMBERS = {word: str(value) for value, word in enumerate(_NUMBER_WORDS, start=1)}
+_ROMAN_NUMBERS = {"X" * (value // 10) + _ROMAN_UNITS[value % 10]: str(value) for value in range(1, 40)}
+
+
 @lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """ASCII upper case, punctuation as single spaces, trimmed."""
@@ -66,12 +78,20 @@ def normalize_name(text: str) -> str:
 
 
 def normalize_vessel_name(text: str) -> str:
-    """A listed or hull name folded, without a leading type prefix (M/V, MT, ...) or trailing legal forms."""
+    """A listed or hull name folded, without a leading type prefix (M/V, MT, ...) or trailing legal forms, its
+    numbers in digits."""
     words = fold(_SLASHED_PREFIX.sub("", text)).split()
     if len(words) > 1 and words[0] in _VESSEL_PREFIXES:
         words = words[1:]
     while len(words) > 1 and words[-1] in _LEGAL_FORMS:
         words = words[:-1]
+    if len(words) > 1:
+        # A word alone is a name ("TEN", "XI"), not a number; a first word is a roman numeral only in a
+        # name, never "I" or "V" opening one.
+        words = [
+            _WORD_NUMBERS.get(word) or (_ROMAN_NUMBERS.get(word) if at else None) or word
+            for at, word in enumerate(words)
+        ]
     return " ".join(words)
 
 

@@ -139,3 +139,5 @@ class MatchHit:
     score: float  # 0-100 name similarity; 100 for identifier hits
     screened_name: str | None = None  # the name of the hull that hit, when not the chosen one
     matched_listed_name: str | None = None  # which listed name/alias scored
+    hull_name: str | None = None  # which name of the hull met it (name hits)
+    name_rule: str | None = None  # screening.name_rules.NameRule that made the names one (name hits)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from django.db import models
 
 from core.api.timefmt import rfc3339
+from screening.name_rules import RULE_SENTENCES, NameRule
 from screening.records import (
     DESIGNATION_TAGS,
     MATCH_EXACT_IMO,
@@ -113,31 +114,89 @@ def _hull_imo_listing(hit: MatchHit, hull_imo: str) -> bool:
     )
 
 
-def _classify(hit: MatchHit, hull_imo: str, identity_basis: str, corroborated_imos: set[str]) -> str:
+@dataclass(frozen=True)
+class Classified:
+    """Why a hit is in the list: its kind (internal) and the rule of the contract that decides whether it
+    drives the verdict, as matches[].explanation states it."""
+
+    kind: str
+    rule: str  # a section of the contract: "3.1", "3.2.1", ...
+    reason: str
+
+
+def _classify(hit: MatchHit, hull_imo: str, identity_basis: str, corroborated_imos: set[str]) -> Classified:
     record = hit.record
     role = _role(record.source)
     designated = bool(set(record.tags) & DESIGNATION_TAGS)
     if hit.match_type == MATCH_EXACT_IMO and not _hull_imo_listing(hit, hull_imo):
-        return _NONE  # a company number (or a record that is no hull) never lists a hull, on any list
+        return Classified(_NONE, "3.2.3", "the number is listed as a company's IMO number, which never lists a hull")
     if hit.match_type == MATCH_EXACT_IMO:
         if role == ROLE_DESIGNATING:
-            return _RED
+            return Classified(_RED, "3.1", "this hull's IMO is listed on a vessel record of a designating list: RED")
         if role == ROLE_AGGREGATED and designated:
             if hull_imo in corroborated_imos:
-                return _NONE  # the primary list already carries it: RED comes from there
-            return _AMBER_AGGREGATED
-        return _AMBER_WATCHLIST
+                return Classified(
+                    _NONE, "3.1", "a designating list already carries this IMO; the aggregated record repeats it"
+                )
+            return Classified(
+                _AMBER_AGGREGATED,
+                "3.1",
+                "an aggregated record tags this hull's IMO as sanctioned and no designating list corroborates it: "
+                "AMBER (shape 3)",
+            )
+        return Classified(
+            _AMBER_WATCHLIST, "3.1", "this hull's IMO is listed on a non-designating watchlist: AMBER (shape 2)"
+        )
     if record.record_type != RECORD_VESSEL:
-        return _NONE  # 3.2.1: an entity name hit never makes AMBER by itself
+        return Classified(
+            _NONE, "3.2.1", "a name hit on a company or person record never makes AMBER by itself, at any score"
+        )
     if record.imo and record.imo != hull_imo and identity_basis != "user":
-        return _NONE  # 3.2.2: a collision with another listed hull
+        return Classified(
+            _NONE, "3.2.2", f"the record lists IMO {record.imo}, another hull than this one: a name collision"
+        )
+    caller_named = record.imo and record.imo != hull_imo
     if hit.match_type == MATCH_EXACT_MMSI:
         if role == ROLE_DESIGNATING:
-            return _AMBER_VESSEL_ID
-        if role == ROLE_AGGREGATED and designated:
-            return _AMBER_AGGREGATED
-        return _AMBER_WATCHLIST
-    return _AMBER_NAME
+            kind, shape = _AMBER_VESSEL_ID, "this hull's MMSI is on a designating list's vessel record: AMBER"
+        elif role == ROLE_AGGREGATED and designated:
+            kind, shape = _AMBER_AGGREGATED, "this hull's MMSI is on an uncorroborated aggregated record: AMBER"
+        else:
+            kind, shape = _AMBER_WATCHLIST, "this hull's MMSI is on a non-designating watchlist: AMBER (shape 2)"
+        return Classified(kind, "3.1", shape)
+    if caller_named:
+        return Classified(
+            _AMBER_NAME,
+            "3.2.2",
+            f"the record lists IMO {record.imo}, but this hull's name was supplied by the caller, so the hit cannot "
+            "be ruled a collision and drives AMBER",
+        )
+    return Classified(_AMBER_NAME, "3.2.1", "a name-only hit on a vessel record makes AMBER (shape 1)")
+
+
+_NOT_DRIVING = {
+    Verdict.RED: ("3.2.5", "on RED only the confirmed designations drive the verdict"),
+    Verdict.INCOMPLETE: ("3.2.5", "on INCOMPLETE no row drives the verdict"),
+    Verdict.GREEN: ("3.2.5", "on GREEN no row drives the verdict"),
+}
+
+
+def explanation(hit: MatchHit, rule: str, reason: str, drove: bool | None) -> dict:
+    """matches[].explanation: which name of the hull met which name of the record, how, and which rule of
+    the contract decided drove_verdict."""
+    block: dict = {"listed_name": hit.matched_listed_name or hit.record.name, "score": round(hit.score, 1)}
+    if hit.match_type in {MATCH_EXACT_IMO, MATCH_EXACT_MMSI}:
+        block["basis"] = hit.match_type
+    else:
+        name_rule = NameRule(hit.name_rule or NameRule.NONE)
+        block["hull_name"] = hit.hull_name
+        block["basis"] = name_rule.value
+        block["basis_text"] = RULE_SENTENCES[name_rule]
+    if drove is None:
+        rule, reason = "3.2.5", reason + "; the record has no stable id to join on, so drove_verdict is absent"
+    block["verdict_rule"] = rule
+    block["verdict_reason"] = reason
+    return block
 
 
 def _list_edition(hit: MatchHit, editions: Editions) -> dict | None:
@@ -158,8 +217,8 @@ def _programs(hit: MatchHit) -> list[str]:
     return list(record.programs)
 
 
-def render_match(hit: MatchHit, drove: bool | None, editions: Editions) -> dict:
-    """One sanctions.matches[] element (contract 2.4)."""
+def render_match(hit: MatchHit, drove: bool | None, editions: Editions, why: tuple[str, str]) -> dict:
+    """One sanctions.matches[] element (contract 2.4), with its explanation; `why` is (contract rule, reason)."""
     record = hit.record
     row: dict = {
         "name": hit.matched_listed_name or record.name,
@@ -181,6 +240,7 @@ def render_match(hit: MatchHit, drove: bool | None, editions: Editions) -> dict:
     edition = _list_edition(hit, editions)
     if edition is not None:
         row["list_edition"] = edition
+    row["explanation"] = explanation(hit, *why, drove)
     return row
 
 
@@ -291,7 +351,8 @@ def decide_sanctions(
         and _hull_imo_listing(h, hull_imo)
         and _role(h.record.source) == ROLE_DESIGNATING
     }
-    kinds = [_classify(hit, hull_imo, identity_basis, corroborated) for hit in hits]
+    classified = [_classify(hit, hull_imo, identity_basis, corroborated) for hit in hits]
+    kinds = [c.kind for c in classified]
     red = [h for h, k in zip(hits, kinds, strict=True) if k == _RED]
     amber = [h for h, k in zip(hits, kinds, strict=True) if k in _AMBER_KINDS]
     watchlist_imo = any(
@@ -328,8 +389,13 @@ def decide_sanctions(
         driving = set()
         where = "on the sanctions sources that loaded" if gaps else "on any sanctions source"
         detail = f"No listing matches this hull {where}." + _ruled_out_sentence(hits) + _coverage_sentence(gaps, status)
+    # A hit drives, or says why it cannot (an entity, a collision), or is outranked by the verdict's own rule.
+    why = {
+        id(h): (c.rule, c.reason) if id(h) in driving or c.kind == _NONE else _NOT_DRIVING[status]
+        for h, c in zip(hits, classified, strict=True)
+    }
     ordered = sorted(hits, key=lambda h: (id(h) not in driving, -h.score))
-    matches = [render_match(h, _drove(id(h) in driving, h), editions) for h in ordered]
+    matches = [render_match(h, _drove(id(h) in driving, h), editions, why[id(h)]) for h in ordered]
     floor = FLOOR_CONFIRMED if red else (FLOOR_WATCHLIST if watchlist_imo else None)
     return SanctionsOutcome(status, detail, not gaps, gaps, matches, floor)
 
@@ -365,5 +431,5 @@ def incomplete_outcome(
     exact = [h for h in hits if h.match_type in {MATCH_EXACT_IMO, MATCH_EXACT_MMSI}]
     if exact:
         detail += f" Identifier listings found on {_names(exact)}: review them."
-    matches = [render_match(h, False, editions) for h in hits]
+    matches = [render_match(h, False, editions, _NOT_DRIVING[Verdict.INCOMPLETE]) for h in hits]
     return SanctionsOutcome(Verdict.INCOMPLETE, detail, not gaps, gaps, matches, None)

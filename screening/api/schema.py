@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.api.fields import StrictStringField
+from screening.name_rules import NameRule
 from screening.notices import CODES as NOTICE_CODES
 from screening.verdict import Verdict
 from screening.vetting import NOMINAL_WEIGHTS
@@ -56,6 +57,25 @@ class MatchDecisionBlockSchema(serializers.Serializer):
     expires_at = serializers.DateTimeField(allow_null=True)
 
 
+class MatchExplanationSchema(serializers.Serializer):
+    hull_name = serializers.CharField(
+        required=False, help_text="The name of the hull that met the record (name matches only)."
+    )
+    listed_name = serializers.CharField(help_text="The listed name or a.k.a. it met.")
+    basis = serializers.ChoiceField(
+        choices=["exact_imo", "exact_mmsi", *[rule.value for rule in NameRule]],
+        help_text="exact_imo or exact_mmsi for an identifier match; otherwise the name rule that made the two names "
+        "one (screening/name_rules.py, README 'Matching quality').",
+    )
+    basis_text = serializers.CharField(required=False, help_text="The name rule in words.")
+    score = serializers.FloatField(help_text="0-100; 100 for identifier matches.")
+    verdict_rule = serializers.CharField(
+        help_text="The rule of the contract that decided drove_verdict: 3.1, 3.2.1, 3.2.2, 3.2.3 or 3.2.5 "
+        "(cargo parties: 'cargo parties')."
+    )
+    verdict_reason = serializers.CharField(help_text="That rule, applied to this match, in words.")
+
+
 class MatchSchema(serializers.Serializer):
     name = serializers.CharField()
     # The DRF stubs read a field named like a Field attribute (source, label) as overriding it; the
@@ -82,6 +102,10 @@ class MatchSchema(serializers.Serializer):
     source_url = serializers.URLField(required=False)
     listed_on = serializers.DateField(allow_null=True)
     list_edition = ListEditionSchema(required=False)
+    explanation = MatchExplanationSchema(
+        required=False,
+        help_text="Why this record matched and whether it drove the verdict (records stored from 2026-11-28).",
+    )
     decision = MatchDecisionBlockSchema(
         required=False,
         help_text="Present when a decision of this account applies to the match: not revoked, not expired, and "

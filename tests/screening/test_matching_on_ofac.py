@@ -12,6 +12,8 @@ import pytest
 
 from screening.index import SanctionsIndex
 from screening.matching import match_hull
+from screening.name_rules import ANY_EDIT_FROM
+from screening.normalize import normalize_vessel_name
 from screening.records import MATCH_EXACT_IMO, RECORD_ENTITY, RECORD_VESSEL
 
 
@@ -78,20 +80,26 @@ def test_renamed_hulls_are_found_through_their_former_names(ofac):
 
 
 def test_one_letter_typos_in_listed_hull_names_are_still_found(ofac):
+    """Any one letter replaced in a name of ANY_EDIT_FROM letters or more (its number left alone: a changed
+    number names another hull, tests/screening/test_name_rules.py)."""
     records, index = ofac
     rng = random.Random(5)
-    vessels = [r for r in records if r.record_type == RECORD_VESSEL and len(r.name.replace(" ", "")) >= 8]
+    vessels = [
+        r
+        for r in records
+        if r.record_type == RECORD_VESSEL and len(normalize_vessel_name(r.name).replace(" ", "")) >= ANY_EDIT_FROM
+    ]
     unlisted = _unlisted_imo(index)
     found = 0
     for record in vessels:
-        name = record.name
-        position = rng.randrange(1, len(name) - 1)
+        name = normalize_vessel_name(record.name)
+        position = rng.choice([at for at, letter in enumerate(name) if letter.isalpha()])
         typo = name[:position] + ("X" if name[position] != "X" else "Y") + name[position + 1 :]
         hits = match_hull(index, imo=unlisted, mmsi=None, names=[typo], chosen_name=typo)
         found += any(h.record is record for h in hits)
     recall = found / len(vessels)
     print(f"\none-letter typo queries: {len(vessels)}, recall {recall:.3f}")
-    assert recall >= 0.90
+    assert recall >= 0.99
 
 
 def test_random_invented_hull_names_rarely_hit_a_listed_vessel(ofac):

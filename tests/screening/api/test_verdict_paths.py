@@ -157,7 +157,7 @@ def test_record_carries_versions_and_timestamps(demo_world, key, screen):
     body = screen(key, demo.GREEN_CLEAN, customer_reference="PO-77").json()
     assert body["id"].startswith("scr_")
     assert body["methodology_version"] == "vessel_screening_external_v1"
-    assert body["engine_version"] == 32
+    assert body["engine_version"] == 33
     assert body["customer_reference"] == "PO-77"
     assert body["screened_at"].endswith("Z") and body["expires_at"] > body["screened_at"]
     assert "superseded_by" not in body
@@ -167,3 +167,22 @@ def test_record_carries_versions_and_timestamps(demo_world, key, screen):
 def test_every_demo_hull_shows_the_outcome_the_readme_documents(demo_world, key, screen, hull):
     body = screen(key, hull.imo).json()
     assert body["sanctions"]["status"] == hull.outcome.split()[0].rstrip(":,")
+
+
+def test_every_match_explains_which_names_met_by_which_rule_and_what_decided_drove_verdict(demo_world, key, screen):
+    body = screen(key, demo.AMBER_NAME_ONLY).json()
+    hit = next(m for m in body["sanctions"]["matches"] if m["source"] == "ofac_sdn")
+    why = hit["explanation"]
+    assert why["listed_name"] == hit["name"] and why["hull_name"] == body["vessel_name"]
+    assert why["basis"] in {"exact", "spacing", "transliteration", "word_order", "dropped_letter", "similar"}
+    assert why["basis_text"] and 90 <= why["score"] <= 100
+    assert (why["verdict_rule"], hit["drove_verdict"]) == ("3.2.1", True)
+    assert "vessel record" in why["verdict_reason"]
+
+    red = screen(key, demo.RED_OFAC).json()
+    confirmed = next(m for m in red["sanctions"]["matches"] if m.get("drove_verdict"))
+    assert confirmed["explanation"]["basis"] == "exact_imo" and confirmed["explanation"]["score"] == 100
+    assert confirmed["explanation"]["verdict_rule"] == "3.1" and "hull_name" not in confirmed["explanation"]
+    for other in red["sanctions"]["matches"]:
+        if not other.get("drove_verdict"):
+            assert other["explanation"]["verdict_rule"] in {"3.2.1", "3.2.2", "3.2.3", "3.2.5", "3.1"}
