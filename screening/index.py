@@ -17,6 +17,7 @@ result is the same as judging every blocked candidate
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -125,6 +126,16 @@ def _key_hash(key: str) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little", signed=True)
 
 
+def _return_scratch_memory() -> None:
+    """Hand the build's freed scratch (millions of keys and temporary arrays) back to the OS, so a worker
+    holding an index of a million names stays under 300 MB (bench/run.py matching --names 1000000);
+    glibc keeps freed heap otherwise. Elsewhere there is nothing to call and nothing is lost."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 class PackedNames(Sequence[str]):
     """Folded names as one UTF-8 buffer and their offsets: no Python object per name, and two arrays
     a file can hold and every process can map."""
@@ -181,7 +192,7 @@ class NameIndex:
         names: list[str] = []
         self.names: Sequence[str] = names
         self._hash: Callable[[str], int] = _key_hash if portable else hash
-        self.listed: list[str] | None = [] if keep_listed else None
+        self.listed: Sequence[str] | None = [] if keep_listed else None
         owners: list[int] = []
         key_hashes: list[np.ndarray] = []
         key_entries: list[np.ndarray] = []
@@ -202,7 +213,7 @@ class NameIndex:
                 continue
             entry = len(names)
             names.append(folded)
-            if self.listed is not None:
+            if isinstance(self.listed, list):
                 self.listed.append(listed)
             owners.append(owner)
             for key in _blocking_keys(folded):
@@ -230,10 +241,16 @@ class NameIndex:
             ceiling = max(STOP_KEY_MIN_POSTINGS, int(len(self.names) * stop_key_share))
             self._stop = (sizes > ceiling) & ~key_is_compact
         self._length = np.fromiter((len(name) for name in self.names), np.int32, len(self.names))
-        self._letters = _letter_counts(self.names)
+        self._letters = _letter_counts(names)
         self._short = np.fromiter(
-            (len(name.replace(" ", "")) < SHORT_NAME_LENGTH for name in self.names), np.bool_, len(self.names)
+            (len(name.replace(" ", "")) < SHORT_NAME_LENGTH for name in names), np.bool_, len(names)
         )
+        # Packed, a million names take about a fifth of the memory they take as Python strings.
+        self.names = PackedNames.pack(names)
+        if self.listed is not None:
+            self.listed = PackedNames.pack(self.listed)
+        names.clear()
+        _return_scratch_memory()
 
     _ARRAYS = ("owners", "_posting_entries", "_keys", "_starts", "_stop", "_length", "_letters", "_short")
 
@@ -292,13 +309,15 @@ class NameIndex:
             return _NO_ENTRIES
         if len(postings) == 1:
             return postings[0]
-        if sum(len(found) for found in postings) * 32 > len(self.names):
-            # Long postings (an index of a million names): marking a mask beats sorting their union.
+        merged = np.concatenate(postings)
+        if len(merged) * 4 > len(self.names):
+            # Postings covering much of the index: marking a mask beats sorting their union.
             marked = np.zeros(len(self.names), dtype=np.bool_)
-            for found in postings:
-                marked[found] = True
+            marked[merged] = True
             return np.flatnonzero(marked).astype(np.int32)
-        return np.unique(np.concatenate(postings))
+        # Sorting and dropping repeats is several times faster than np.unique's hashing on a few thousand entries.
+        merged.sort()
+        return merged[np.concatenate(([True], merged[1:] != merged[:-1]))]
 
     def _spelled_alike(self, folded: str) -> np.ndarray:
         """Entries with the same letters as the folded name, or the same once transliteration variants are
@@ -391,10 +410,11 @@ class SanctionsIndex:
         self.version = version
         self._by_imo: dict[str, list[ListedRecord]] = defaultdict(list)
         self._by_mmsi: dict[str, list[ListedRecord]] = defaultdict(list)
-        self._by_id: dict[tuple[str, str], ListedRecord] = {}
+        # source -> id -> record: the records' own strings are the keys (no tuple per record).
+        self._by_id: dict[str, dict[str, ListedRecord]] = defaultdict(dict)
         for record in records:
             if record.source_record_id:
-                self._by_id.setdefault((record.source, record.source_record_id), record)
+                self._by_id[record.source].setdefault(record.source_record_id, record)
             if record.record_type == RECORD_VESSEL and record.imo:
                 self._by_imo[record.imo].append(record)
             if record.mmsi:
@@ -427,7 +447,7 @@ class SanctionsIndex:
 
     def record(self, source: str, source_record_id: str) -> ListedRecord | None:
         """The listing a source numbers `source_record_id`, as the serving edition has it."""
-        return self._by_id.get((source, source_record_id))
+        return self._by_id.get(source, {}).get(source_record_id)
 
     def search_names(self, name: str, *, cutoff: float) -> list[NameCandidate]:
         """Listed records with a name or alias scoring at least `cutoff`, best first, one per record."""

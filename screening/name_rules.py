@@ -49,7 +49,6 @@ import json
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 from pathlib import Path
 
 from rapidfuzz import fuzz
@@ -160,14 +159,12 @@ def _roman(match: re.Match[str]) -> str:
     return "X" * (value // 10) + _ROMAN_UNITS[value % 10] if 0 < value < 40 else match.group()
 
 
-@lru_cache(maxsize=65536)
 def spaced_alike(folded: str) -> frozenset[str]:
     """The folded name without spaces, and so again with its numbers as roman numerals: "ARK III" folds to
     "ARK 3", and written together ("ARKIII") it is still the same letters."""
     return frozenset({folded.replace(" ", ""), _NUMBER_TOKEN.sub(_roman, folded).replace(" ", "")})
 
 
-@lru_cache(maxsize=65536)
 def transliteration_key(folded: str) -> str:
     """The folded name with transliteration variants written one way, without spaces."""
     for pattern, replacement in _TRANSLITERATIONS:
