@@ -71,9 +71,9 @@ WORD_ORDER_SCORE = 96.0
 NEAR_VARIANT_SCORE = 92.0
 SERIES_MISMATCH_CAP = 75.0
 
-# Bumped whenever a rule or the folding changes: names folded and indexes saved under another
+# Bumped whenever a rule, the folding or the saved index layout changes: names folded and indexes saved under another
 # version are rebuilt (monitoring/list_updates.py keys its saved index with it).
-RULES_VERSION = 2
+RULES_VERSION = 3
 
 
 class NameRule(StrEnum):

@@ -199,3 +199,14 @@ def test_fast_search_equals_scoring_every_blocked_candidate_on_the_ofac_snapshot
     decided = _compare(records, queries)
     print(f"\nOFAC snapshot, results decided by each rule: {decided}")
     assert all(decided.get(rule, 0) > 0 for rule in ("dropped_letter", "replaced_letter", "similar")), decided
+
+
+def test_fast_search_equals_judging_every_blocked_candidate_when_every_bound_runs(monkeypatch):
+    """The length and grouped-letter bounds run only on thousands of candidates (an index of a million
+    names); run them on every query here so they are held to the same result."""
+    import screening.index
+
+    monkeypatch.setattr(screening.index, "_LENGTH_FIRST_FROM", 0)
+    records = _synthetic_world()[:6000]
+    decided = _compare(records, _queries(records, 120, seed=43))
+    assert decided.get("similar", 0) > 0 and decided.get("replaced_letter", 0) > 0, decided
