@@ -454,17 +454,21 @@ class SanctionsIndex:
     def __init__(self, records: list[ListedRecord], version: str) -> None:
         self.records = records
         self.version = version
-        self._by_imo: dict[str, list[ListedRecord]] = defaultdict(list)
-        self._by_mmsi: dict[str, list[ListedRecord]] = defaultdict(list)
+        by_imo: dict[str, list[ListedRecord]] = defaultdict(list)
+        by_mmsi: dict[str, list[ListedRecord]] = defaultdict(list)
         # source -> id -> record: the records' own strings are the keys (no tuple per record).
         self._by_id: dict[str, dict[str, ListedRecord]] = defaultdict(dict)
         for record in records:
             if record.source_record_id:
                 self._by_id[record.source].setdefault(record.source_record_id, record)
             if record.record_type == RECORD_VESSEL and record.imo:
-                self._by_imo[record.imo].append(record)
+                by_imo[record.imo].append(record)
             if record.mmsi:
-                self._by_mmsi[record.mmsi].append(record)
+                by_mmsi[record.mmsi].append(record)
+        # Tuples: a third of the memory of the lists they were gathered in (hundreds of thousands of hulls).
+        self._by_imo = {imo: tuple(found) for imo, found in by_imo.items()}
+        self._by_mmsi = {mmsi: tuple(found) for mmsi, found in by_mmsi.items()}
+        del by_imo, by_mmsi
         self._names = NameIndex(self._owned_names(records))
 
     @staticmethod
