@@ -99,6 +99,8 @@ class ApiKey(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = "API key"
+        verbose_name_plural = "API keys"
         ordering = ["-created_at"]
 
     def __str__(self) -> str:

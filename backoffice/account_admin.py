@@ -10,10 +10,10 @@ from django.template.response import TemplateResponse
 
 from accounts.models import Account, ApiKey
 from backoffice import audit, services
-from backoffice.adminkit import CappedCountPaginator
+from backoffice.adminkit import CappedCountPaginator, IsoTimesAdmin, IsoTimesInline
 
 
-class ApiKeyInline(admin.TabularInline):
+class ApiKeyInline(IsoTimesInline):
     model = ApiKey
     extra = 0
     can_delete = False
@@ -34,7 +34,7 @@ class ApiKeyInline(admin.TabularInline):
         return False
 
 
-class _AuditedEdits(admin.ModelAdmin):
+class _AuditedEdits(IsoTimesAdmin):
     """Edits on the change form are audited with the fields they changed, before and after."""
 
     show_full_result_count = False

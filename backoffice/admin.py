@@ -50,6 +50,9 @@ from screening.models import Fleet, MatchDecision, Screening, ScreeningBatch, So
 from voyages import selectors as voyage_selectors
 from voyages.models import VoyageAssessment, VoyageBatch
 
+# The admin index opens with a link to the operator console (for operators allowed to use it).
+admin.site.index_template = "backoffice/admin_index.html"
+
 # -- the audit ---------------------------------------------------------------------------------------------
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 
 from backoffice import services
-from backoffice.adminkit import ReadOnlyAdmin
+from backoffice.adminkit import IsoTimesInline, ReadOnlyAdmin
 from core.api.errors import ApiError
 from webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
@@ -54,7 +54,7 @@ class WebhookEndpointAdmin(ReadOnlyAdmin):
         self.message_user(request, f"{'Enabled' if enabled else 'Disabled'} {done} endpoint(s).", messages.SUCCESS)
 
 
-class DeliveryAttemptInline(admin.TabularInline):
+class DeliveryAttemptInline(IsoTimesInline):
     model = DeliveryAttempt
     extra = 0
     can_delete = False

@@ -18,12 +18,45 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
-from django.core.asgi import get_asgi_application
+import django
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIHandler
+
+
+async def _read_in_a_thread(content: Iterable[bytes]) -> AsyncIterator[bytes]:
+    """A sync streaming body (a file) read chunk by chunk in a worker thread, never on the event loop."""
+    chunks = iter(content)
+    step = sync_to_async(_next_chunk, thread_sensitive=False)
+    while (chunk := await step(chunks)) is not None:
+        yield chunk
+
+
+def _next_chunk(chunks: Iterator[bytes]) -> bytes | None:
+    return next(chunks, None)
+
+
+class ServiceASGIHandler(ASGIHandler):
+    """Django's ASGI handler, with sync streaming responses handed on as async iterators.
+
+    WhiteNoise (static files) and FileResponse (downloads) stream from a file, a sync iterator; Django's
+    ASGI handler then warns "StreamingHttpResponse must consume synchronous iterators" on every such
+    response and reads the whole body into memory in one thread call. Each is read here in chunks
+    (block_size, 64 KiB under ASGI) in a worker thread instead: no warning, no whole file in memory.
+    """
+
+    async def run_get_response(self, request):
+        response = await super().run_get_response(request)
+        if response.streaming and not response.is_async:
+            response.streaming_content = _read_in_a_thread(response.streaming_content)
+        return response
+
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-django_asgi_application = get_asgi_application()
+django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
+django_asgi_application = ServiceASGIHandler()
 
 from core.api.middleware import oversized_body, too_large_answer  # noqa: E402
 from core.log_redaction import RedactKeys  # noqa: E402
@@ -122,6 +155,20 @@ django_application = with_body_limit(django_asgi_application, refuse_declared=Fa
 # /mcp is served beside Django, not through it: its answers get the same security headers here.
 mcp_application = with_security_headers(with_body_limit(build_mcp_application(), refuse_declared=True))
 logging.getLogger("uvicorn.access").addFilter(RedactKeys())
+
+
+def route_uvicorn_logs() -> None:
+    """uvicorn's own lines (server start and stop, errors, the access log) go through the service's
+    LOGGING handler (config/settings.py): one format and one stream with every other line, not
+    uvicorn's "INFO:     ..." handlers (the access log keeps its key-redacting filter)."""
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
+        logger = logging.getLogger(name)
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+        logger.propagate = True
+
+
+route_uvicorn_logs()
 
 
 async def application(scope, receive, send):

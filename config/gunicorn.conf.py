@@ -12,6 +12,9 @@ host (another service, a USR2 re-exec, a drill's extra web server) took the firs
 whichever stopped first removed the other's. Here each master names its own, after its process id, in
 the same folder (`gunicornc -s <path>`; the master logs "Control socket listening at <path>");
 GUNICORN_CONTROL_SOCKET names a fixed path instead.
+logconfig_dict: gunicorn's own lines (gunicorn.error: booting, workers, signals) on stdout in the format
+of the service's LOGGING (config/settings.py), so every line of every process reads alike; no access
+lines (as before: the service keeps its own access log).
 """
 
 import os
@@ -40,3 +43,23 @@ def _control_socket() -> str:
 
 
 control_socket = _control_socket()
+
+# The format of config/settings.py's LOGGING ("plain"); tests/platform/test_log_format.py holds them equal.
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": LOG_FORMAT}},
+    "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "plain", "stream": "ext://sys.stdout"}},
+    "root": {"level": "INFO", "handlers": ["stdout"]},
+    "loggers": {
+        "gunicorn.error": {"level": "INFO", "handlers": ["stdout"], "propagate": False, "qualname": "gunicorn.error"},
+        # No per-request lines from gunicorn, as before (the service keeps its own access log).
+        "gunicorn.access": {
+            "level": "WARNING",
+            "handlers": ["stdout"],
+            "propagate": False,
+            "qualname": "gunicorn.access",
+        },
+    },
+}

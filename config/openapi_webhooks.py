@@ -17,6 +17,7 @@ from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, OpenApiWebhook, extend_schema, extend_schema_field
 from rest_framework import serializers
 
+from config.openapi_reference import SIGNATURES_ANCHOR
 from core.api.openapi import ClosedSerializer
 from jobs.models import JobItem
 from monitoring.api.corridor_events import CORRIDOR_EVENT_DATA
@@ -376,8 +377,8 @@ def _description(event_type: str, when: str) -> str:
         "secret. Compare in constant time with any `v1`, reject a `t` older than 5 minutes.\n"
         f"- `{EVENT_ID_HEADER}` — the event id (the body's `id`); at-least-once delivery, so deduplicate on it.\n"
         "- `X-Service-Event-Type`, `X-Service-Delivery-Id`, `X-Service-Delivery-Attempt`.\n\n"
-        f"Retries: {_delays_text()}; then the delivery is `dead`. See the reference page section "
-        '"Verifying webhook signatures".'
+        f"Retries: {_delays_text()}; then the delivery is `dead`. See "
+        f"[Verifying webhook signatures]({SIGNATURES_ANCHOR}), with recipes in Python and Node.js."
     )
 
 
@@ -388,6 +389,7 @@ RESPONSES = {
 }
 
 PUBLISHED = _published()
+PUBLISHED_EVENT_TYPES = list(PUBLISHED)  # the EventTypeEnum entry of SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]
 ENVELOPES = {event_type: _envelope(event_type, spec[0]) for event_type, spec in PUBLISHED.items()}
 
 WEBHOOKS = [

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView
 from config.health import healthz, readyz
 from config.pages import changelog_page
 from mcp_bridge.views import mcp_health
+from portal.landing import favicon, landing_page
 from portal.views import operator_login
 
 api_v1: list[URLPattern | URLResolver] = [
@@ -20,6 +21,9 @@ api_v1: list[URLPattern | URLResolver] = [
 ]
 
 urlpatterns = [
+    path("", landing_page, name="landing"),
+    path("favicon.ico", favicon, name="favicon-ico"),
+    path("favicon.svg", favicon, name="favicon"),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("health", mcp_health, name="mcp-health"),  # GET {mcp_url}/health when Django answers the MCP host

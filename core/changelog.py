@@ -129,11 +129,17 @@ CHANGES = (
 )  # fmt: skip
 
 
-def as_markdown() -> str:
+def is_scheduled(change: Change, today: date | None = None) -> bool:
+    """An entry dated after today announces a change that has not shipped yet."""
+    return change.on > (today or datetime.now(UTC).date())
+
+
+def as_markdown(today: date | None = None) -> str:
     lines = ["## Changelog", ""]
     for change in CHANGES:
         engine = f" (engine_version {change.engine_version})" if change.engine_version else ""
-        lines.append(f"- **{change.on.isoformat()}** {change.kind}{engine}: {change.text}")
+        scheduled = " *(scheduled)*" if is_scheduled(change, today) else ""
+        lines.append(f"- **{change.on.isoformat()}**{scheduled} {change.kind}{engine}: {change.text}")
     return "\n".join(lines)
 
 

@@ -42,7 +42,16 @@ def _checked_filters(exportable: resources.Exportable, given: Any) -> dict[str, 
                 for name in unknown
             ]
         )
-    as_query = {name: value if isinstance(value, str) else _query_text(value) for name, value in given.items()}
+    try:
+        as_query = {name: value if isinstance(value, str) else _query_text(value) for name, value in given.items()}
+    except TypeError:
+        raise FieldViolation(
+            [
+                {"field": f"filters.{name}", "message": "must be a single value (text, number or true/false)"}
+                for name, value in given.items()
+                if isinstance(value, dict | list)
+            ]
+        ) from None
     form = exportable.filter_class(data=as_query)
     if not form.is_valid():
         raise FieldViolation(
@@ -55,8 +64,11 @@ def _checked_filters(exportable: resources.Exportable, given: Any) -> dict[str, 
 
 
 def _query_text(value: Any) -> str:
+    """A filter value as the list's query string would carry it; an object or a list is no filter value."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict | list):
+        raise TypeError
     return str(value)
 
 

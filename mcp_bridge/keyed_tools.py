@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from mcp_bridge import rest
@@ -34,6 +35,15 @@ IdempotencyKey = Annotated[
 ]
 Limit = Annotated[int | None, Field(description="Page size, 1 to 200 (default 50)")]
 Cursor = Annotated[str | None, Field(description="next_cursor of the previous page")]
+CreatedAfter = Annotated[str | None, Field(description="RFC 3339: only records created at or after this instant")]
+CreatedBefore = Annotated[str | None, Field(description="RFC 3339: only records created before this instant")]
+IncludeGeometry = Annotated[
+    bool,
+    Field(
+        description="Include the route's GeoJSON geometry (route.geometry, tens of KB). Default false: the "
+        "assessment without it; report_url opens the report page with the map."
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -116,11 +126,14 @@ TOOLS = {
             "route, war-risk listed areas, EEZs of sanctioned states, piracy, weather, country instability and, "
             "with vessel_type and dwt_tonnes, carbon intensity. route: {origin, destination} as UN/LOCODEs "
             '(e.g. "NLRTM"; use find_port to get them), optional via [[lon, lat], ...], vessel_type, '
-            "load_condition, speed_knots, dwt_tonnes, closed_passages. Costs one voyage assessment unit.",
+            "load_condition, speed_knots, dwt_tonnes, closed_passages. The answer leaves out the route geometry "
+            "unless include_geometry is true; report_url links the report page with the map. Costs one voyage "
+            "assessment unit.",
         ),
         KeyedTool(
             "get_assessment", "GET", "/api/v1/voyage-assessments/{assessment_id}", 200,
-            "Read a stored voyage assessment by id (scope voyage:score). Free.",
+            "Read a stored voyage assessment by id (scope voyage:score), without the route geometry unless "
+            "include_geometry is true (report_url links the report page with the map). Free.",
         ),
         KeyedTool(
             "submit_voyage_batch", "POST", "/api/v1/voyage-assessment-batches", 202,
@@ -134,7 +147,8 @@ TOOLS = {
         ),
         KeyedTool(
             "list_voyage_batch_items", "GET", "/api/v1/voyage-assessment-batches/{batch_id}/items", 200,
-            "A voyage batch's items with each route's assessment or error (scope voyage:score). Free.",
+            "A voyage batch's items with each route's assessment or error (scope voyage:score); the assessments "
+            "leave out the route geometry unless include_geometry is true. Free.",
         ),
         KeyedTool(
             "create_corridor_monitor", "POST", "/api/v1/corridor-monitors", 201,
@@ -145,7 +159,8 @@ TOOLS = {
         ),
         KeyedTool(
             "list_corridor_monitors", "GET", "/api/v1/corridor-monitors", 200,
-            "This account's live corridor monitors with their latest run (scope voyage:monitor). Free.",
+            "This account's live corridor monitors with their latest run (scope voyage:monitor). Filters: "
+            "degraded, customer_reference. Free.",
         ),
         KeyedTool(
             "screen_cargo", "POST", "/api/v1/cargo-screenings", 201,
@@ -162,7 +177,7 @@ TOOLS = {
         KeyedTool(
             "list_cargo_screenings", "GET", "/api/v1/cargo-screenings", 200,
             "List cargo screenings, newest first (scope cargo:screen). Filters: status, created_after, "
-            "created_before, hs_chapter, vessel_imo. Free.",
+            "created_before (RFC 3339), hs_chapter, vessel_imo. Free.",
         ),
         KeyedTool(
             "get_usage", "GET", "/api/v1/usage", 200,
@@ -172,7 +187,7 @@ TOOLS = {
         KeyedTool(
             "list_webhook_deliveries", "GET", "/api/v1/webhook-deliveries", 200,
             "The webhook delivery log, newest first (scope webhooks:manage). Filters: endpoint_id, event_type, "
-            "status (pending, sending, delivered, dead). Free.",
+            "status (pending, sending, delivered, dead), created_after, created_before (RFC 3339). Free.",
         ),
         KeyedTool(
             "redeliver_webhook", "POST", "/api/v1/webhook-deliveries/{delivery_id}/redeliver", 202,
@@ -196,7 +211,115 @@ TOOLS = {
             "Feed a hypothetical next verdict into a simulation monitor's change detector (scope "
             "vessel:monitor); it emits the same events a live run would. Free.",
         ),
+        KeyedTool(
+            "list_vessel_monitor_runs", "GET", "/api/v1/vessel-monitors/{monitor_id}/runs", 200,
+            "A vessel monitor's runs (its history), newest first, each with the verdict read and any change "
+            "emitted (scope vessel:monitor). Free.",
+        ),
+        KeyedTool(
+            "list_corridor_monitor_runs", "GET", "/api/v1/corridor-monitors/{monitor_id}/runs", 200,
+            "A corridor monitor's runs, newest slot first (scope voyage:monitor). Filter: status (queued, "
+            "running, deferred, completed, failed). Free.",
+        ),
+        KeyedTool(
+            "list_fleets", "GET", "/api/v1/fleets", 200,
+            "This environment's fleets, newest first (scope vessel:screen). Free.",
+        ),
+        KeyedTool(
+            "get_fleet", "GET", "/api/v1/fleets/{fleet_id}", 200,
+            "A fleet with its IMO numbers (scope vessel:screen). Free.",
+        ),
+        KeyedTool(
+            "update_fleet", "PATCH", "/api/v1/fleets/{fleet_id}", 200,
+            "Rename a fleet, replace its hulls (imos) or add and remove hulls (add_imos, remove_imos; not with "
+            "imos) (scope vessel:screen). Send at least one. Free; screens nothing.",
+        ),
+        KeyedTool(
+            "delete_fleet", "DELETE", "/api/v1/fleets/{fleet_id}", 200,
+            "Delete a fleet (scope vessel:screen); the screening records of its hulls stay. Free.",
+        ),
+        KeyedTool(
+            "list_webhook_endpoints", "GET", "/api/v1/webhook-endpoints", 200,
+            "This environment's webhook endpoints, newest first (scope webhooks:manage). Free.",
+        ),
+        KeyedTool(
+            "create_webhook_endpoint", "POST", "/api/v1/webhook-endpoints", 201,
+            "Register a public https:// URL to receive signed events (scope webhooks:manage): event_types "
+            "(empty: every type), enabled, description. The signing secret is in this answer only; keep it. Free.",
+        ),
+        KeyedTool(
+            "delete_webhook_endpoint", "DELETE", "/api/v1/webhook-endpoints/{endpoint_id}", 200,
+            "Delete a webhook endpoint (scope webhooks:manage); it receives nothing more. Free.",
+        ),
+        KeyedTool(
+            "create_export", "POST", "/api/v1/exports", 202,
+            "Export every record of a resource matching its list filters as a file, asynchronously (the "
+            "resource's own scope: screenings and screening_evidence vessel:screen, cargo_screenings "
+            "cargo:screen, access_log logs:read). format csv or jsonl (zip for screening_evidence); filters as "
+            "that resource's list takes them, less limit and cursor. Poll with get_export; download_url is a "
+            "REST URL for the file. Free.",
+        ),
+        KeyedTool(
+            "get_export", "GET", "/api/v1/exports/{export_id}", 200,
+            "An export's status and progress, and its download_url once completed (the resource's scope). Free.",
+        ),
+        KeyedTool(
+            "list_access_log", "GET", "/api/v1/access-log", 200,
+            "The account's API access log for the key's environment, newest first (scope logs:read): REST "
+            "calls and MCP tool calls, with status and units charged. Filters: path (prefix), status (HTTP "
+            "status), since, until (RFC 3339). Free.",
+        ),
     )
+}  # fmt: skip
+
+
+# Tool annotations: hints to the assistant's client, honest but not enforced (the key's scopes are what
+# guards). readOnlyHint: the tool changes nothing the caller holds (every call, a read included, is still
+# rate-limited and access-logged, as its REST call is). destructiveHint: it may delete or overwrite what
+# the caller holds (delete tools; update_fleet, whose imos replaces the hull list). idempotentHint: the
+# same call again has no further effect (reads, deletes, update_fleet); a creating tool makes a new record
+# and may charge a unit each time (its idempotency_key is what makes a retry safe). openWorldHint: the
+# call may reach beyond this service's own data: a screening asks the live public registers when no stored
+# register names the hull (screening.sources.live_registers) — screen_vessel, submit_screening_batch,
+# screen_cargo (its vessel), and vessel monitors on every run; a voyage assessment asks the weather
+# forecast service (voyages.layers.weather) — assess_voyage, submit_voyage_batch, corridor monitors; the
+# webhook tools reach the customer's own endpoint (its host is resolved on create; redeliver_webhook and
+# simulate_vessel_monitor's events are posted to it). Every other tool reads or writes only this service's
+# records (closed world).
+def _hints(*, read_only: bool, destructive: bool, idempotent: bool, open_world: bool) -> ToolAnnotations:
+    return ToolAnnotations(
+        read_only_hint=read_only, destructive_hint=destructive, idempotent_hint=idempotent, open_world_hint=open_world
+    )
+
+
+READ_OWN = _hints(read_only=True, destructive=False, idempotent=True, open_world=False)
+READ_OUTSIDE = _hints(read_only=True, destructive=False, idempotent=True, open_world=True)
+CREATE_OWN = _hints(read_only=False, destructive=False, idempotent=False, open_world=False)
+CREATE_OUTSIDE = _hints(read_only=False, destructive=False, idempotent=False, open_world=True)
+OVERWRITE_OWN = _hints(read_only=False, destructive=True, idempotent=True, open_world=False)
+
+HINTS: dict[str, ToolAnnotations] = {
+    **dict.fromkeys(
+        (
+            "get_screening", "list_screenings", "get_screening_batch", "list_screening_batch_items",
+            "get_fleet_exposure", "get_fleet_changes", "list_match_decisions", "get_assessment",
+            "get_voyage_batch", "list_voyage_batch_items", "list_corridor_monitors", "get_cargo_screening",
+            "list_cargo_screenings", "get_usage", "list_webhook_deliveries", "list_vessel_monitors",
+            "list_vessel_monitor_runs", "list_corridor_monitor_runs", "list_fleets", "get_fleet",
+            "list_webhook_endpoints", "get_export", "list_access_log",
+        ),
+        READ_OWN,
+    ),
+    **dict.fromkeys(("create_fleet", "record_match_decision", "create_export"), CREATE_OWN),
+    **dict.fromkeys(
+        (
+            "screen_vessel", "submit_screening_batch", "assess_voyage", "submit_voyage_batch",
+            "create_corridor_monitor", "screen_cargo", "redeliver_webhook", "create_vessel_monitor",
+            "simulate_vessel_monitor", "create_webhook_endpoint",
+        ),
+        CREATE_OUTSIDE,
+    ),
+    **dict.fromkeys(("update_fleet", "delete_fleet", "delete_webhook_endpoint"), OVERWRITE_OWN),
 }  # fmt: skip
 
 
@@ -294,16 +417,53 @@ def output_schemas() -> dict[str, dict[str, Any]]:
         content = operation.get("responses", {}).get(str(tool.success), {}).get("content", {})
         schema = content.get("application/json", {}).get("schema")
         if schema is not None:
-            schemas[tool.name] = _inline(schema, components)
+            schema = _inline(schema, components)
+            schemas[tool.name] = _geometry_optional(schema) if tool.name in GEOMETRY_TOOLS else schema
     return schemas
+
+
+# -- route geometry ----------------------------------------------------------------------------
+
+# The tools whose answer holds voyage assessments: they leave route.geometry out unless include_geometry.
+GEOMETRY_TOOLS = ("assess_voyage", "get_assessment", "list_voyage_batch_items")
+
+
+def _geometry_optional(node: Any) -> Any:
+    """The schema with `geometry` no longer required of any route (an object with origin_locode)."""
+    if isinstance(node, list):
+        return [_geometry_optional(value) for value in node]
+    if not isinstance(node, dict):
+        return node
+    changed = {key: _geometry_optional(value) for key, value in node.items()}
+    properties = node.get("properties")
+    if isinstance(properties, dict) and "geometry" in properties and "origin_locode" in properties:
+        changed["required"] = [name for name in node.get("required", []) if name != "geometry"]
+        changed["properties"] = {
+            **changed["properties"],
+            "geometry": {
+                **changed["properties"]["geometry"],
+                "description": "GeoJSON Feature with a LineString; only with include_geometry true",
+            },
+        }
+    return changed
+
+
+def _without_geometry(assessment: Any) -> Any:
+    """The assessment without route.geometry (the document is left as is when it has none)."""
+    if not isinstance(assessment, dict) or not isinstance(assessment.get("route"), dict):
+        return assessment
+    route = {key: value for key, value in assessment["route"].items() if key != "geometry"}
+    return {**assessment, "route": route}
 
 
 # -- the tools ---------------------------------------------------------------------------------
 
 
 def register(server: MCPServer) -> None:
-    def keyed(name: str):
-        return server.tool(name=name, description=TOOLS[name].description, structured_output=True)
+    def keyed(name: str):  # noqa: ANN202 (the SDK's decorator)
+        return server.tool(
+            name=name, description=TOOLS[name].description, annotations=HINTS[name], structured_output=True
+        )
 
     @keyed("screen_vessel")
     async def screen_vessel(
@@ -385,9 +545,12 @@ def register(server: MCPServer) -> None:
 
     @keyed("get_fleet_changes")
     async def get_fleet_changes(
-        fleet_id: Annotated[str, Field(description="flt_… id")], ctx: Context, cursor: Cursor = None
+        fleet_id: Annotated[str, Field(description="flt_… id")],
+        ctx: Context,
+        limit: Limit = None,
+        cursor: Cursor = None,
     ) -> dict[str, Any]:
-        query = _present(cursor=cursor)
+        query = _present(limit=limit, cursor=cursor)
         return await _call(ctx, "get_fleet_changes", path_values={"fleet_id": fleet_id}, query=query)
 
     @keyed("record_match_decision")
@@ -427,16 +590,21 @@ def register(server: MCPServer) -> None:
         route: Annotated[dict[str, Any], Field(description='{"origin": "NLRTM", "destination": "SGSIN", ...}')],
         ctx: Context,
         customer_reference: Annotated[str | None, Field(description="Your reference, echoed back")] = None,
+        include_geometry: IncludeGeometry = False,
         idempotency_key: IdempotencyKey = None,
     ) -> dict[str, Any]:
         body = _present(route=route, customer_reference=customer_reference)
-        return await _call(ctx, "assess_voyage", body=body, idempotency_key=idempotency_key)
+        assessment = await _call(ctx, "assess_voyage", body=body, idempotency_key=idempotency_key)
+        return assessment if include_geometry else _without_geometry(assessment)
 
     @keyed("get_assessment")
     async def get_assessment(
-        assessment_id: Annotated[str, Field(description="vas_… id")], ctx: Context
+        assessment_id: Annotated[str, Field(description="vas_… id")],
+        ctx: Context,
+        include_geometry: IncludeGeometry = False,
     ) -> dict[str, Any]:
-        return await _call(ctx, "get_assessment", path_values={"assessment_id": assessment_id})
+        assessment = await _call(ctx, "get_assessment", path_values={"assessment_id": assessment_id})
+        return assessment if include_geometry else _without_geometry(assessment)
 
     @keyed("submit_voyage_batch")
     async def submit_voyage_batch(
@@ -456,11 +624,19 @@ def register(server: MCPServer) -> None:
     async def list_voyage_batch_items(
         batch_id: Annotated[str, Field(description="vab_… id")],
         ctx: Context,
-        limit: Limit = None,
-        cursor: Cursor = None,
+        include_geometry: IncludeGeometry = False,
     ) -> dict[str, Any]:
-        query = _present(limit=limit, cursor=cursor)
-        return await _call(ctx, "list_voyage_batch_items", path_values={"batch_id": batch_id}, query=query)
+        # The REST list answers every item at once (at most 10): it takes no limit or cursor.
+        answer = await _call(ctx, "list_voyage_batch_items", path_values={"batch_id": batch_id})
+        if include_geometry or not isinstance(answer.get("items"), list):
+            return answer
+        items = [
+            {**item, "assessment": _without_geometry(item["assessment"])}
+            if isinstance(item, dict) and "assessment" in item
+            else item
+            for item in answer["items"]
+        ]
+        return {**answer, "items": items}
 
     @keyed("create_corridor_monitor")
     async def create_corridor_monitor(
@@ -476,11 +652,13 @@ def register(server: MCPServer) -> None:
     async def list_corridor_monitors(
         ctx: Context,
         degraded: Annotated[bool | None, Field(description="true: only monitors missing a source")] = None,
+        customer_reference: Annotated[str | None, Field(description="Only monitors with this reference")] = None,
         limit: Limit = None,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
         flag = None if degraded is None else ("true" if degraded else "false")
-        return await _call(ctx, "list_corridor_monitors", query=_present(degraded=flag, limit=limit, cursor=cursor))
+        query = _present(degraded=flag, customer_reference=customer_reference, limit=limit, cursor=cursor)
+        return await _call(ctx, "list_corridor_monitors", query=query)
 
     @keyed("screen_cargo")
     async def screen_cargo(
@@ -517,10 +695,15 @@ def register(server: MCPServer) -> None:
         status: Annotated[str | None, Field(description="GREEN, AMBER, RED or INCOMPLETE")] = None,
         hs_chapter: Annotated[str | None, Field(description="2-digit HS chapter")] = None,
         vessel_imo: Annotated[str | None, Field(description="7-digit IMO")] = None,
+        created_after: CreatedAfter = None,
+        created_before: CreatedBefore = None,
         limit: Limit = None,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        query = _present(status=status, hs_chapter=hs_chapter, vessel_imo=vessel_imo, limit=limit, cursor=cursor)
+        query = _present(
+            status=status, hs_chapter=hs_chapter, vessel_imo=vessel_imo, created_after=created_after,
+            created_before=created_before, limit=limit, cursor=cursor,
+        )  # fmt: skip
         return await _call(ctx, "list_cargo_screenings", query=query)
 
     @keyed("get_usage")
@@ -533,10 +716,15 @@ def register(server: MCPServer) -> None:
         endpoint_id: Annotated[str | None, Field(description="whe_… id")] = None,
         event_type: Annotated[str | None, Field(description="e.g. screening.resolved")] = None,
         status: Annotated[str | None, Field(description="pending, sending, delivered or dead")] = None,
+        created_after: CreatedAfter = None,
+        created_before: CreatedBefore = None,
         limit: Limit = None,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        query = _present(endpoint_id=endpoint_id, event_type=event_type, status=status, limit=limit, cursor=cursor)
+        query = _present(
+            endpoint_id=endpoint_id, event_type=event_type, status=status, created_after=created_after,
+            created_before=created_before, limit=limit, cursor=cursor,
+        )  # fmt: skip
         return await _call(ctx, "list_webhook_deliveries", query=query)
 
     @keyed("redeliver_webhook")
@@ -577,13 +765,129 @@ def register(server: MCPServer) -> None:
         ownership_opacity: Annotated[str | None, Field(description="LOW, MEDIUM or HIGH")] = None,
         vetting_grade: Annotated[str | None, Field(description="A to E")] = None,
         confirmed: Annotated[bool, Field(description="Whether the re-screen agrees (false: nothing emitted)")] = True,
+        coverage_complete: Annotated[
+            bool | None, Field(description="Whether every source answered (default: true unless INCOMPLETE)")
+        ] = None,
+        coverage_gaps: Annotated[
+            list[str] | None, Field(description="Up to 20 names of the sources that did not answer")
+        ] = None,
         idempotency_key: IdempotencyKey = None,
     ) -> dict[str, Any]:
         body = _present(
-            sanctions_status=sanctions_status, ownership_opacity=ownership_opacity, vetting_grade=vetting_grade
-        )
+            sanctions_status=sanctions_status, ownership_opacity=ownership_opacity, vetting_grade=vetting_grade,
+            coverage_complete=coverage_complete, coverage_gaps=coverage_gaps,
+        )  # fmt: skip
         body["confirmed"] = confirmed
         return await _call(
             ctx, "simulate_vessel_monitor", path_values={"monitor_id": monitor_id}, body=body,
             idempotency_key=idempotency_key,
         )  # fmt: skip
+
+    @keyed("list_vessel_monitor_runs")
+    async def list_vessel_monitor_runs(
+        monitor_id: Annotated[str, Field(description="vmo_… id")],
+        ctx: Context,
+        limit: Limit = None,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        query = _present(limit=limit, cursor=cursor)
+        return await _call(ctx, "list_vessel_monitor_runs", path_values={"monitor_id": monitor_id}, query=query)
+
+    @keyed("list_corridor_monitor_runs")
+    async def list_corridor_monitor_runs(
+        monitor_id: Annotated[str, Field(description="cmo_… id")],
+        ctx: Context,
+        status: Annotated[str | None, Field(description="queued, running, deferred, completed or failed")] = None,
+        limit: Limit = None,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        query = _present(status=status, limit=limit, cursor=cursor)
+        return await _call(ctx, "list_corridor_monitor_runs", path_values={"monitor_id": monitor_id}, query=query)
+
+    @keyed("list_fleets")
+    async def list_fleets(ctx: Context, limit: Limit = None, cursor: Cursor = None) -> dict[str, Any]:
+        return await _call(ctx, "list_fleets", query=_present(limit=limit, cursor=cursor))
+
+    @keyed("get_fleet")
+    async def get_fleet(fleet_id: Annotated[str, Field(description="flt_… id")], ctx: Context) -> dict[str, Any]:
+        return await _call(ctx, "get_fleet", path_values={"fleet_id": fleet_id})
+
+    @keyed("update_fleet")
+    async def update_fleet(
+        fleet_id: Annotated[str, Field(description="flt_… id")],
+        ctx: Context,
+        name: Annotated[str | None, Field(description="The fleet's new name")] = None,
+        imos: Annotated[
+            list[str] | None, Field(description="Replaces the whole hull list (not with add_imos or remove_imos)")
+        ] = None,
+        add_imos: Annotated[list[str] | None, Field(description="Hulls to add (a member already: no change)")] = None,
+        remove_imos: Annotated[list[str] | None, Field(description="Hulls to remove (not a member: no change)")] = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> dict[str, Any]:
+        body = _present(name=name, imos=imos, add_imos=add_imos, remove_imos=remove_imos)
+        return await _call(
+            ctx, "update_fleet", path_values={"fleet_id": fleet_id}, body=body, idempotency_key=idempotency_key
+        )
+
+    @keyed("delete_fleet")
+    async def delete_fleet(
+        fleet_id: Annotated[str, Field(description="flt_… id")], ctx: Context, idempotency_key: IdempotencyKey = None
+    ) -> dict[str, Any]:
+        return await _call(ctx, "delete_fleet", path_values={"fleet_id": fleet_id}, idempotency_key=idempotency_key)
+
+    @keyed("list_webhook_endpoints")
+    async def list_webhook_endpoints(ctx: Context, limit: Limit = None, cursor: Cursor = None) -> dict[str, Any]:
+        return await _call(ctx, "list_webhook_endpoints", query=_present(limit=limit, cursor=cursor))
+
+    @keyed("create_webhook_endpoint")
+    async def create_webhook_endpoint(
+        url: Annotated[str, Field(description="Public https:// URL that receives the signed events")],
+        ctx: Context,
+        event_types: Annotated[
+            list[str] | None, Field(description="Event types it receives, e.g. vessel_risk.changed; none: every type")
+        ] = None,
+        enabled: Annotated[bool | None, Field(description="Whether it receives events (default true)")] = None,
+        description: Annotated[str | None, Field(description="Up to 200 characters, for your own records")] = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> dict[str, Any]:
+        body = _present(url=url, event_types=event_types, enabled=enabled, description=description)
+        return await _call(ctx, "create_webhook_endpoint", body=body, idempotency_key=idempotency_key)
+
+    @keyed("delete_webhook_endpoint")
+    async def delete_webhook_endpoint(
+        endpoint_id: Annotated[str, Field(description="whe_… id")], ctx: Context, idempotency_key: IdempotencyKey = None
+    ) -> dict[str, Any]:
+        return await _call(
+            ctx, "delete_webhook_endpoint", path_values={"endpoint_id": endpoint_id}, idempotency_key=idempotency_key
+        )
+
+    @keyed("create_export")
+    async def create_export(
+        resource: Annotated[str, Field(description="screenings, screening_evidence, cargo_screenings or access_log")],
+        format: Annotated[str, Field(description="csv or jsonl; zip for screening_evidence")],  # noqa: A002
+        ctx: Context,
+        filters: Annotated[
+            dict[str, Any] | None,
+            Field(description='The resource\'s list filters less limit and cursor, e.g. {"status": "RED"}'),
+        ] = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> dict[str, Any]:
+        body = _present(resource=resource, format=format, filters=filters)
+        return await _call(ctx, "create_export", body=body, idempotency_key=idempotency_key)
+
+    @keyed("get_export")
+    async def get_export(export_id: Annotated[str, Field(description="exp_… id")], ctx: Context) -> dict[str, Any]:
+        return await _call(ctx, "get_export", path_values={"export_id": export_id})
+
+    @keyed("list_access_log")
+    async def list_access_log(
+        ctx: Context,
+        path: Annotated[str | None, Field(description="Path prefix, e.g. /api/v1/screenings")] = None,
+        status: Annotated[int | None, Field(description="HTTP status to match, e.g. 429")] = None,
+        since: Annotated[str | None, Field(description="RFC 3339: entries at or after")] = None,
+        until: Annotated[str | None, Field(description="RFC 3339: entries before")] = None,
+        limit: Limit = None,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        query = _present(path=path, status=status, since=since, until=until, limit=limit, cursor=cursor)
+        return await _call(ctx, "list_access_log", query=query)

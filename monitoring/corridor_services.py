@@ -22,7 +22,7 @@ from core.api.errors import ApiError, FieldViolation
 from core.api.responses import to_json_bytes
 from monitoring.corridor_selectors import monitor_document, owned_monitor
 from monitoring.models import CorridorMonitor
-from voyages.api.schema import RouteRequestSchema
+from voyages.api.schema import AssessmentRequestSchema, RouteRequestSchema
 from voyages.requests import RouteRequest, parse_route_request
 from voyages.services import route_for
 
@@ -57,7 +57,7 @@ def create_monitor(
 ) -> SavedMonitor:
     """Validate like an assessment, refuse past the cap (422 naming it), store; the first run is due now."""
     violations: list[dict] = []
-    request = parse_route_request(body, violations, resend=CREATE_CALL)
+    request = parse_route_request(body, violations, resend=CREATE_CALL, published=AssessmentRequestSchema)
     if violations or request is None:
         raise FieldViolation(violations)
     route_for(request, resend=CREATE_CALL)  # the lane must be routable now (an assessment's errors; no charge)

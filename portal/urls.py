@@ -2,11 +2,12 @@
 
 from django.urls import path
 
-from portal import views
+from portal import landing, views
 
 app_name = "accounts"
 
 urlpatterns = [
+    path("check", landing.check_form, name="check"),
     path("signup", views.signup_page, name="signup"),
     path("signup/sent", views.signup_sent, name="signup-sent"),
     path("signup/confirm/<str:token>", views.confirm_page, name="signup-confirm"),

@@ -31,6 +31,7 @@ from accounts.tenancy import Owner
 from core.api.errors import FieldViolation
 from core.api.fields import StrictStringField
 from core.api.pagination import encode_cursor
+from core.api.strict_input import unknown_member_violations
 from core.api.timefmt import rfc3339
 from jobs import flow, kinds
 from jobs.flow import CreatedJob, ItemRun, ItemSpec, SweepReport, status_counts
@@ -65,6 +66,9 @@ class ItemInput(serializers.Serializer):
 
     vessel_name = StrictStringField(required=False, max_length=200, allow_blank=False, allow_null=True)
     customer_reference = StrictStringField(required=False, max_length=200, allow_blank=True, allow_null=True)
+
+
+ITEM_FIELDS = ("imo", *ItemInput().fields)  # every member a hull takes
 
 
 # --- running one hull (the worker's body) ----------------------------------------------------
@@ -194,7 +198,8 @@ def _read_item(index: int, item: Any, correction: bool) -> tuple[ParsedImo | Non
     prefix = f"items[{index}]"
     if not isinstance(item, dict):
         return None, [_violation(prefix, f"must be an object {{imo, vessel_name?, customer_reference?}}; {RESEND}.")]
-    violations = []
+    # A member a hull does not take (a misspelt vessel_name) rejects the hull rather than being dropped.
+    violations = unknown_member_violations(item, ITEM_FIELDS, prefix=prefix, resend=RESEND)
     parsed = None
     if item.get("imo") is None:
         violations.append(_violation(f"{prefix}.imo", f"is required; {IMO_FORMS} and resend POST {PATH}."))

@@ -21,7 +21,7 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.core.cache import cache
@@ -274,6 +274,19 @@ def refuse_if_paused(request_id: str, hourly: ratelimit.RateState) -> None:
     )
 
 
+def burst_sentence(burst: ratelimit.RateState, hourly: ratelimit.RateState) -> str:
+    """Why a call within the hourly allowance was refused: the burst rule, by name, and when the next call
+    is accepted (the `usage` block and the X-RateLimit headers describe the hourly allowance only)."""
+    amount, _, unit = BURST_SPEC.partition("/")
+    wait = burst.retry_after
+    at = datetime.fromtimestamp(time.time() + wait, tz=UTC).strftime("%H:%M:%S UTC")
+    return (
+        f"Refused by the burst rule: at most {amount} keyless calls per {unit} from one address, on top of "
+        f"the {hourly.limit} per hour (of which {hourly.remaining} remain). The next call is accepted in "
+        f"{wait} s (at {at}); Retry-After says the same."
+    )
+
+
 def refuse_over_rate(ip: str, request_id: str, hourly: ratelimit.RateState) -> None:
     """The burst window, then the hourly allowance: 429 past either."""
     burst = ratelimit.hit(BURST_SPEC, "keyless-burst", ip)
@@ -281,8 +294,7 @@ def refuse_over_rate(ip: str, request_id: str, hourly: ratelimit.RateState) -> N
         raise error(
             429,
             "rate_limit_exceeded",
-            "Too many keyless calls in a short time from this address; slow down "
-            f"(limit 100 per hour, smoothed). A free key lifts this: {_free_key_url()}",
+            f"{burst_sentence(burst, hourly)} A free key lifts this: {_free_key_url()}",
             request_id,
             hourly,
             {"Retry-After": str(burst.retry_after), **hourly.headers()},

@@ -235,6 +235,7 @@ class ScreeningBatch(Job):
     include_vetting = models.BooleanField(default=True, help_text="Applies to every item of the batch.")
 
     class Meta:
+        verbose_name_plural = "screening batches"
         indexes = [models.Index(fields=["status", "created_at"])]
 
 

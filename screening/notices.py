@@ -10,7 +10,7 @@ from core.api.timefmt import rfc3339
 from metering.quota import PaceProjection, QuotaState
 
 # Every code a notice can carry (2.8); each has an anchor `section/Notices/<code>` in the
-# Notices section of the reference page (templates/drf_spectacular/redoc.html).
+# Notices section of the reference page (templates/drf_spectacular/notices.md).
 CODES = (
     "imo_normalized",
     "repeat_screening",

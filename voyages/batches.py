@@ -32,6 +32,7 @@ from jobs.flow import (  # noqa: F401  (the voyage batch names of the flow's out
 )
 from metering import quota
 from voyages import selectors, services
+from voyages.api.schema import AssessmentRequestSchema
 from voyages.models import VoyageBatch, VoyageBatchItem
 from voyages.requests import parse_route_request
 
@@ -81,7 +82,9 @@ def _item_specs(routes: list) -> list[ItemSpec]:
     specs = []
     for index, item in enumerate(routes):
         violations: list[dict] = []
-        request = parse_route_request(item, violations, prefix=f"routes[{index}]", resend=CREATE_CALL)
+        request = parse_route_request(
+            item, violations, prefix=f"routes[{index}]", resend=CREATE_CALL, published=AssessmentRequestSchema
+        )
         specs.append(
             ItemSpec(
                 request=item if isinstance(item, dict) else {"value": item},

@@ -45,6 +45,7 @@ class VoyageBatch(Job):
     ID_PREFIX = "vab"
 
     class Meta:
+        verbose_name_plural = "voyage batches"
         indexes = [models.Index(fields=["status", "created_at"])]
 
 

@@ -11,6 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from rest_framework.serializers import Serializer
+
+from core.api.strict_input import unknown_field_violations, unknown_member_violations
 from voyages.carbon import CO2_FACTORS
 from voyages.passages import PASSAGES
 from voyages.ports import Port, get_catalogue
@@ -193,18 +196,42 @@ def _closures(route: dict, violations: list[dict]) -> frozenset[str] | None:
     return frozenset(value)
 
 
+def _unknown_members(published: type[Serializer], body: dict, route: Any) -> list[dict]:
+    """A violation for each member the request does not take, however deep (route.spede_knots,
+    route.origin.name, route.via[0].latitude): refused, never dropped."""
+    resend = "correct it and resend"
+    found = unknown_field_violations(published, body, resend=resend)
+    if isinstance(route, dict):
+        for side in ("origin", "destination"):
+            found += unknown_member_violations(route.get(side), ("locode",), prefix=f"route.{side}", resend=resend)
+        via = route.get("via")
+        for index, point in enumerate(via if isinstance(via, list) else []):
+            found += unknown_member_violations(point, ("lat", "lon"), prefix=f"route.via[{index}]", resend=resend)
+    return found
+
+
 def parse_route_request(
-    body: Any, violations: list[dict], prefix: str = "", *, resend: str | None = None
+    body: Any,
+    violations: list[dict],
+    prefix: str = "",
+    *,
+    resend: str | None = None,
+    published: type[Serializer] | None = None,
 ) -> RouteRequest | None:
     """Validate one route request body; append violations (field names prefixed) and return it or None.
 
     `resend`: the caller's operation ("POST /api/v1/voyage-assessments"), named in every remedy that
-    says to resend (contract part 7: a violation names the call that resolves it)."""
+    says to resend (contract part 7: a violation names the call that resolves it).
+    `published`: the request's published serializer (voyages.api.schema.AssessmentRequestSchema, which
+    imports this module): a member it does not declare is a violation naming it. Given for a request as
+    received; not for one stored before the rule and read again by a run."""
     local: list[dict] = []
     if not isinstance(body, dict):
         violations.append({"field": prefix or "body", "message": "must be a JSON object; correct it and resend."})
         return None
     route = body.get("route")
+    if published is not None:
+        local.extend(_unknown_members(published, body, route))
     if not isinstance(route, dict):
         local.append(
             {"field": "route", "message": "route must be an object with origin and destination; correct it and resend."}

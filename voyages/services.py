@@ -16,6 +16,7 @@ from core.api.responses import to_json_bytes
 from core.api.timefmt import rfc3339
 from metering import concurrency, quota
 from voyages import carbon, layers_state, routing
+from voyages.api.schema import AssessmentRequestSchema
 from voyages.layers.geo import RouteInput
 from voyages.models import VoyageAssessment
 from voyages.report_links import report_url
@@ -70,7 +71,7 @@ def assess(
     """The one way a caller assesses a voyage (REST and MCP): the request rules, the allowance (402 before
     anything runs), the in-flight ceiling, then the record. 422 on a bad request or a route none connects."""
     violations: list[dict] = []
-    request = parse_route_request(body, violations, resend=ASSESSMENT_CALL)
+    request = parse_route_request(body, violations, resend=ASSESSMENT_CALL, published=AssessmentRequestSchema)
     if violations or request is None:
         raise FieldViolation(violations)
     quota.ensure_available(account, environment, quota.KIND_ASSESSMENT)

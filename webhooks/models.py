@@ -96,6 +96,7 @@ class Delivery(TenantModel):
     delivered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name_plural = "deliveries"
         indexes = [
             models.Index(fields=["account", "environment", "id"]),
             models.Index(fields=["status", "next_attempt_at"]),

@@ -18,6 +18,7 @@ from cargo import export_controls
 from cargo.screening import MAX_PARTIES, PARTS, PARTY_ROLES, CargoRequest, PartyInput, VesselInput
 from cargo.screening import folded_party_name as _folded_party_name
 from core.api.fields import StrictStringField
+from core.api.strict_input import StrictInputSerializer
 from screening.api.schema import ImoInputField, MatchSchema, SourceRowSchema
 from screening.imo import ImoInputError, parse_screening_imo
 from screening.verdict import Verdict
@@ -116,7 +117,7 @@ class HsCodeField(StrictStringField):
     published_pattern = HS_CODE_PUBLISHED
 
 
-class CommodityInput(serializers.Serializer):
+class CommodityInput(StrictInputSerializer):
     hs_code = HsCodeField(
         help_text="Harmonized System code: 2 digits (chapter), 4 (heading) or 6 (subheading), digits only, "
         "e.g. 84, 8471 or 847130. Chapters 01-97 (77 is reserved and refused). Headings are not checked "
@@ -165,7 +166,7 @@ class PartyNameField(StrictStringField):
     """Validated by PartyInputSchema.validate_name (control characters refused as on any StrictStringField)."""
 
 
-class PartyInputSchema(serializers.Serializer):
+class PartyInputSchema(StrictInputSerializer):
     class Meta:
         list_serializer_class = _IndexedListSerializer
 
@@ -183,7 +184,7 @@ class PartyInputSchema(serializers.Serializer):
         return value
 
 
-class VesselInputSchema(serializers.Serializer):
+class VesselInputSchema(StrictInputSerializer):
     imo = ImoInputField(
         max_length=64,
         trim_whitespace=False,
@@ -215,8 +216,8 @@ class _CargoScreeningInputExtension(OpenApiSerializerExtension):
         return schema
 
 
-class CargoScreeningInput(serializers.Serializer):
-    """A cargo to screen. Fields not listed are ignored."""
+class CargoScreeningInput(StrictInputSerializer):
+    """A cargo to screen. A field not listed is refused (422 validation_failed naming it)."""
 
     customer_reference = StrictStringField(required=False, max_length=200, allow_blank=True)
     commodity = CommodityInput()

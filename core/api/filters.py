@@ -2,7 +2,8 @@
 
 `ListFilter` carries ?limit= and ?cursor=; an endpoint's filter serializer adds its own fields
 and is also what its OpenAPI document lists as query parameters (`parameters=[MyFilter]`), so
-the published parameters and the validation cannot drift apart.
+the published parameters and the validation cannot drift apart. A parameter the filter does not
+name is refused (core.api.strict_input).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.api.pagination import CURSOR_PATTERN, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, decode_cursor, parse_limit
+from core.api.strict_input import refuse_unknown_parameters
 from core.api.timefmt import parse_rfc3339, rfc3339
 
 
@@ -95,8 +97,11 @@ class ListFilter(serializers.Serializer):
 
 
 def read_filters(filter_class: type[ListFilter], query_params: Any) -> dict[str, Any]:
-    """The validated filters of a list request (422 validation_failed naming the parameter)."""
-    data = {name: query_params.get(name) for name in filter_class().fields if query_params.get(name) not in (None, "")}
+    """The validated filters of a list request (422 validation_failed naming the parameter, an unknown
+    one included: `?stauts=RED` is refused, never read as no filter)."""
+    names = list(filter_class().fields)
+    refuse_unknown_parameters(query_params, names)
+    data = {name: query_params.get(name) for name in names if query_params.get(name) not in (None, "")}
     form = filter_class(data=data)
     form.is_valid(raise_exception=True)
     return dict(form.validated_data)

@@ -1,5 +1,6 @@
 """OpenAPI pieces shared by every operation: the error envelope and the errors any
-operation can return, added in one post-processing hook instead of per view."""
+operation can return, added in one post-processing hook instead of per view; and the tags and
+x-tagGroups that order the reference page's sidebar (group_operations)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ else:
     from re import _constants as _sre
     from re import _parser as _sre_parser
 
+from drf_spectacular.drainage import warn
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -422,7 +424,8 @@ def refuse_unstorable_text(schema: Any, schemas: dict[str, Any], seen: set[str])
     """Publish the parser's rule on a request body schema: no U+0000 in any string or member name.
 
     Declared strings get a pattern, objects a propertyNames pattern and, where they take members
-    they do not list (the server ignores unknown fields), members of StorableJson; a schema that
+    they do not list, members of StorableJson (core.api.strict_input then closes every object that lists its
+    properties: unknown fields are refused); a schema that
     allows any value becomes StorableJson. Request components are separate from response ones
     (COMPONENT_SPLIT_REQUEST), so responses are untouched.
     """
@@ -458,3 +461,147 @@ def refuse_unstorable_text(schema: Any, schemas: dict[str, Any], seen: set[str])
     for combinator in _COMBINATORS:
         for option in schema.get(combinator, []):
             refuse_unstorable_text(option, schemas, seen)
+
+
+# -- the reference page's sidebar: tags and x-tagGroups -------------------------------------------
+
+# Operation groups in sidebar order: (group, ((first path segment after /api/v1/, tag, description), ...)).
+# Every operation is tagged by its path, so a view needs no tags of its own.
+OPERATION_GROUPS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
+    (
+        "Screening",
+        (
+            (
+                "vessels",
+                "Vessel check",
+                "Check one hull by IMO number without a key (100 an hour per address).",
+            ),
+            ("screenings", "Screenings", "Screen a hull by IMO number against the sanctions lists; read records back."),
+            ("screening-batches", "Screening batches", "Screen up to 50 hulls asynchronously and poll the batch."),
+            (
+                "cargo-screenings",
+                "Cargo screenings",
+                "Screen a cargo: parties, countries, ports, commodity and vessel.",
+            ),
+            ("match-decisions", "Match decisions", "Record, list and revoke a reviewer's decision on a match."),
+        ),
+    ),
+    (
+        "Voyages",
+        (
+            ("voyage-assessments", "Voyage assessments", "Assess the risk of a voyage between two ports."),
+            (
+                "voyage-assessment-batches",
+                "Voyage batches",
+                "Assess up to 10 routes asynchronously; poll the batch.",
+            ),
+            ("ports", "Ports", "Resolve a port name or UN/LOCODE to routable ports (keyless)."),
+        ),
+    ),
+    (
+        "Monitoring",
+        (
+            ("vessel-monitors", "Vessel monitors", "Watch a hull: re-screened every 24 hours, events when it changes."),
+            (
+                "corridor-monitors",
+                "Corridor monitors",
+                "Watch a route: recomputed every 6 hours, events on a change.",
+            ),
+            ("fleets", "Fleets", "Group hulls into fleets; read their exposure and a feed of verdict moves."),
+        ),
+    ),
+    (
+        "Events",
+        (
+            (
+                "webhook-endpoints",
+                "Webhook endpoints",
+                "Register where events are sent; rotate secrets; test.",
+            ),
+            ("webhook-deliveries", "Webhook deliveries", "Every delivery of an event, its attempts, and redelivery."),
+        ),
+    ),
+    (
+        "Account",
+        (
+            ("usage", "Usage", "The key's entitlement limits and current consumption."),
+            ("access-log", "Access log", "Every call made with the account's keys in the key's environment."),
+            ("exports", "Exports", "Export screenings, cargo screenings or the access log as a file."),
+        ),
+    ),
+)
+
+# The webhooks section after the operations: (event type prefix, tag, description), the first that matches.
+WEBHOOK_GROUP = "Webhooks"
+EVENT_TAGS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (("screening.", "screening_batch."), "Screening events", "A screening answered, left unresolved, a batch ended."),
+    (
+        ("vessel_monitor.", "vessel_risk.", "vessel_data.", "corridor_", "sanctions_list."),
+        "Monitoring events",
+        "What vessel and corridor monitors notice, and new editions of the sanctions lists.",
+    ),
+    (("voyage_batch.",), "Voyage events", "A voyage assessment batch ended."),
+    (("usage.", "export."), "Account events", "The allowance nearly used; an export's file written."),
+    (("webhook.",), "Test event", "The signed test delivery an endpoint can ask for."),
+)
+UNGROUPED = "Other"
+
+
+def _operation_tag(path: str) -> tuple[str, str, str] | None:
+    segment = path.removeprefix("/api/v1/").split("/", 1)[0]
+    for group, tags in OPERATION_GROUPS:
+        for prefix, name, description in tags:
+            if prefix == segment:
+                return group, name, description
+    return None
+
+
+def _event_tag(event_type: str) -> tuple[str, str] | None:
+    for prefixes, name, description in EVENT_TAGS:
+        if event_type.startswith(prefixes):
+            return name, description
+    return None
+
+
+def group_operations(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular post-processing hook: every operation and webhook gets a described tag, and
+    x-tagGroups orders the sidebar: the operation groups first, the webhooks after. A path or event type
+    with no entry above is published under "Other" with a warning (the warnings test then fails)."""
+    described: dict[str, dict[str, Any]] = {tag["name"]: tag for tag in result.get("tags", [])}
+    grouped: dict[str, list[str]] = {group: [] for group, _ in OPERATION_GROUPS}
+
+    def use(group: str, name: str, description: str) -> str:
+        described.setdefault(name, {"name": name, "description": description})
+        members = grouped.setdefault(group, [])
+        if name not in members:
+            members.append(name)
+        return name
+
+    for path, operations in result.get("paths", {}).items():
+        found = _operation_tag(path)
+        if found is None:
+            warn(f"{path} is in no group of the reference page: add it to core.api.openapi.OPERATION_GROUPS")
+            found = (UNGROUPED, UNGROUPED, "Operations not yet grouped.")
+        for operation in operations.values():
+            if isinstance(operation, dict) and "responses" in operation:
+                operation["tags"] = [use(*found)]
+    for event_type, operations in result.get("webhooks", {}).items():
+        event = _event_tag(event_type)
+        if event is None:
+            warn(f"webhook {event_type} is in no group of the reference page: add it to core.api.openapi.EVENT_TAGS")
+            event = (f"{UNGROUPED} events", "Events not yet grouped.")
+        for operation in operations.values():
+            if isinstance(operation, dict):
+                operation["tags"] = [use(WEBHOOK_GROUP, *event)]
+    declared = [name for _, tags in OPERATION_GROUPS for _, name, _ in tags] + [name for _, name, _ in EVENT_TAGS]
+    rank = {name: index for index, name in enumerate(declared)}
+    order = [group for group, _ in OPERATION_GROUPS] + [UNGROUPED, WEBHOOK_GROUP]
+    groups = [
+        {"name": group, "tags": sorted(grouped[group], key=lambda name: rank.get(name, len(rank)))}
+        for group in order
+        if grouped.get(group)
+    ]
+    listed = [name for group in groups for name in group["tags"]]
+    result["tags"] = [described[name] for name in listed] + [t for n, t in described.items() if n not in listed]
+    result["x-tagGroups"] = groups
+    return result

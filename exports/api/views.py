@@ -15,6 +15,7 @@ from core.api.errors import ApiError
 from core.api.filters import QueryBooleanField, read_filters
 from core.api.openapi import NOT_BLANK, ClosedSerializer, DeletedSchema, creating_operation, error_response
 from core.api.responses import json_bytes_response, to_json_bytes
+from core.api.strict_input import StrictInputSerializer
 from exports import resources, selectors, services
 from exports.models import Export
 from exports.selectors import ExportFilter, file_path, owned_export, status_of
@@ -35,7 +36,7 @@ CONTENT_TYPES = {
 }
 
 
-class ExportInput(serializers.Serializer):
+class ExportInput(StrictInputSerializer):
     """What the view reads first; each filter is then checked against the resource's list filters
     (exports.services). The document publishes the body per resource instead (`_published_request`)."""
 

@@ -13,18 +13,20 @@ from metering.ratelimit import KEY_RATE
 from metering.selectors import AccessLogFilter
 
 
-def _counter():
-    """A fresh field each time: one serializer instance bound under two names publishes only one."""
-    return inline_serializer(
-        name="UsageCounter",
-        fields={
-            "used": serializers.IntegerField(),
-            "limit": serializers.IntegerField(),
-            "remaining": serializers.IntegerField(),
-            "one_time": serializers.BooleanField(),
-            "resets_at": serializers.DateTimeField(allow_null=True),
-        },
-    )
+class UsageCounter(serializers.Serializer):
+    """One allowance: used, limit, remaining, whether it is one-time and when it resets."""
+
+    used = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    remaining = serializers.IntegerField()
+    one_time = serializers.BooleanField()
+    resets_at = serializers.DateTimeField(allow_null=True)
+
+
+def _counter() -> UsageCounter:
+    """A fresh field each time (one serializer instance bound under two names publishes only one); one
+    class, so the document has one UsageCounter component."""
+    return UsageCounter()
 
 
 class UsageView(KeyedAPIView):

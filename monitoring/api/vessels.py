@@ -9,6 +9,7 @@ from core.api.fields import StrictBooleanField, StrictStringField
 from core.api.filters import read_body, read_filters
 from core.api.openapi import DeletedSchema, creating_operation
 from core.api.responses import json_bytes_response, to_json_bytes
+from core.api.strict_input import StrictInputSerializer
 from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 from monitoring import vessel_selectors as selectors
@@ -23,7 +24,7 @@ OPACITY_BANDS = ["LOW", "MEDIUM", "HIGH"]
 GRADES = ["A", "B", "C", "D", "E"]
 
 
-class MonitorInput(serializers.Serializer):
+class MonitorInput(StrictInputSerializer):
     imo = ImoInputField(max_length=40, help_text="The hull's IMO number (7 digits; the check digit must hold)")
     vessel_name = StrictStringField(required=False, max_length=200, allow_blank=True)
     customer_reference = StrictStringField(required=False, max_length=200, allow_blank=True)
@@ -35,7 +36,7 @@ class MonitorInput(serializers.Serializer):
     )
 
 
-class SimulateInput(serializers.Serializer):
+class SimulateInput(StrictInputSerializer):
     sanctions_status = serializers.ChoiceField(choices=Verdict.values)
     ownership_opacity = serializers.ChoiceField(choices=OPACITY_BANDS, required=False, allow_null=True)
     vetting_grade = serializers.ChoiceField(choices=GRADES, required=False, allow_null=True)

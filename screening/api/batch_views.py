@@ -8,6 +8,7 @@ from rest_framework import serializers
 from core.api.filters import ListFilter, QueryLimitField, read_filters
 from core.api.openapi import creating_operation
 from core.api.responses import json_bytes_response, to_json_bytes
+from core.api.strict_input import StrictInputSerializer, refuse_unknown_fields
 from jobs.models import Job, JobItem
 from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
@@ -17,7 +18,7 @@ from screening.api.schema import ImoTextField, ScreeningRecordSchema
 SCOPE = "vessel:screen"
 
 
-class ScreeningBatchItemInput(serializers.Serializer):
+class ScreeningBatchItemInput(StrictInputSerializer):
     imo = ImoTextField(help_text="The hull's IMO number, as POST /api/v1/screenings takes it")
     vessel_name = serializers.CharField(
         required=False, max_length=200, help_text="Used only when the service's own sources hold no name"
@@ -30,15 +31,15 @@ class ScreeningBatchItemInput(serializers.Serializer):
 @extend_schema_field(
     {
         "description": "A hull {imo, vessel_name?, customer_reference?}, each field as POST /api/v1/screenings "
-        "takes it. Any value is accepted here: each item is judged on its own, an invalid one rejected with its "
-        "violation in the batch's items."
+        "takes it. Any value is accepted here: each item is judged on its own, an invalid one (a member it does "
+        "not take included) rejected with its violation in the batch's items."
     }
 )
 class _JudgedHull(serializers.JSONField):
     pass
 
 
-class ScreeningBatchRequestSchema(serializers.Serializer):
+class ScreeningBatchRequestSchema(StrictInputSerializer):
     items = serializers.ListField(
         child=_JudgedHull(),
         min_length=1,
@@ -120,6 +121,7 @@ class ScreeningBatchCollectionView(KeyedAPIView):
     )
     @idempotent
     def post(self, request):
+        refuse_unknown_fields(ScreeningBatchRequestSchema, request.data)
         context = request.auth
         created = batches.create_batch(
             context.account, context.environment, request.data, in_transaction=claim_of(request).completes(202)

@@ -11,6 +11,7 @@ from core.api.fields import StrictStringField
 from core.api.filters import ListFilter, QueryBooleanField, read_body, read_filters
 from core.api.openapi import creating_operation
 from core.api.responses import json_bytes_response, to_json_bytes
+from core.api.strict_input import StrictInputSerializer
 from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 from screening import decisions
@@ -37,7 +38,7 @@ class _DecisionImoField(ImoTextField):
         return parsed.imo
 
 
-class DecisionInput(serializers.Serializer):
+class DecisionInput(StrictInputSerializer):
     imo = _DecisionImoField(help_text="The hull the match was found on (its check digit must hold)")
     # A declared field named like a Field attribute: the serializer metaclass takes it out of the class
     # body, so nothing is overridden; the stubs see a plain class attribute.
@@ -59,7 +60,7 @@ class DecisionInput(serializers.Serializer):
     )
 
 
-class RevokeInput(serializers.Serializer):
+class RevokeInput(StrictInputSerializer):
     reviewer = StrictStringField(max_length=200, help_text="Who revokes")
     reason = StrictStringField(required=False, max_length=2000, allow_blank=True)
 

@@ -11,6 +11,7 @@ from rest_framework import serializers
 from core.api.filters import read_filters
 from core.api.openapi import DeletedSchema, creating_operation
 from core.api.responses import json_bytes_response, to_json_bytes
+from core.api.strict_input import StrictInputSerializer, refuse_unknown_fields
 from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 from screening import fleet_selectors as selectors
@@ -39,7 +40,7 @@ class _FleetNameField(serializers.CharField):
     """What fleet_services._read_name accepts: a string that is not all blank, at most MAX_NAME_LENGTH long."""
 
 
-class FleetCreateInput(serializers.Serializer):
+class FleetCreateInput(StrictInputSerializer):
     name = _FleetNameField(max_length=services.MAX_NAME_LENGTH)
     imos = serializers.ListField(
         child=ImoTextField(),
@@ -49,7 +50,7 @@ class FleetCreateInput(serializers.Serializer):
     )
 
 
-class FleetUpdateInput(serializers.Serializer):
+class FleetUpdateInput(StrictInputSerializer):
     """Send at least one of name, imos, add_imos, remove_imos; imos replaces the list and is not sent with
     add_imos or remove_imos."""
 
@@ -204,6 +205,7 @@ class FleetCollectionView(KeyedAPIView):
     )
     @idempotent
     def post(self, request):
+        refuse_unknown_fields(FleetCreateInput, request.data)
         saved = services.create_fleet(request.auth, request.data, in_transaction=claim_of(request).completes(201))
         return json_bytes_response(saved.body, status=201)
 
@@ -233,6 +235,7 @@ class FleetDetailView(KeyedAPIView):
     )
     @idempotent
     def patch(self, request, fleet_id: str):
+        refuse_unknown_fields(FleetUpdateInput, request.data)
         saved = services.update_fleet(
             request.auth, fleet_id, request.data, in_transaction=claim_of(request).completes(200)
         )

@@ -21,6 +21,18 @@ IMO_INPUT_PATTERN = f"^{_BLANK}*(?:[Ii][Mm][Oo] ?)?[0-9]{{7}}{_BLANK}*$"
 IMO_TEXT_PATTERN = "^\\s*(?:[Ii][Mm][Oo] ?)?[0-9]{7}\\s*$"
 
 
+# What a match's `source` can name (also the MatchSourceEnum entry of SPECTACULAR_SETTINGS).
+MATCH_SOURCES = [
+    "ofac_sdn",
+    "un_sanctions",
+    "eu_sanctions",
+    "uk_sanctions",
+    "opensanctions",
+    "ua_war_sanctions",
+    "vessel_vetting",
+]
+
+
 class ImoInputField(StrictStringField):
     """An IMO number as POST /api/v1/screenings reads it (control characters refused)."""
 
@@ -81,15 +93,7 @@ class MatchSchema(serializers.Serializer):
     # The DRF stubs read a field named like a Field attribute (source, label) as overriding it; the
     # serializer metaclass pops declared fields out of the class body, so nothing is overridden.
     source = serializers.ChoiceField(  # type: ignore[assignment]
-        choices=[
-            "ofac_sdn",
-            "un_sanctions",
-            "eu_sanctions",
-            "uk_sanctions",
-            "opensanctions",
-            "ua_war_sanctions",
-            "vessel_vetting",
-        ],
+        choices=MATCH_SOURCES,
         help_text="vessel_vetting is listed for compatibility and never appears on a match (deprecated).",
     )
     programs = serializers.ListField(child=serializers.CharField())

@@ -15,6 +15,7 @@ from core.api.filters import read_filters
 from core.api.openapi import creating_operation
 from core.api.renderers import PdfRenderer, ServiceJSONRenderer
 from core.api.responses import json_bytes_response, to_json_bytes
+from core.api.strict_input import StrictInputSerializer
 from core.api.timefmt import parse_rfc3339, rfc3339
 from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
@@ -55,7 +56,7 @@ class AsOfField(serializers.Field):
 DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-class ScreeningInput(serializers.Serializer):
+class ScreeningInput(StrictInputSerializer):
     imo = ImoInputField(max_length=64, trim_whitespace=False)
     vessel_name = StrictStringField(required=False, max_length=200, allow_blank=False)
     customer_reference = StrictStringField(required=False, max_length=200, allow_blank=True)

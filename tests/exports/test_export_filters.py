@@ -181,3 +181,11 @@ def test_an_unknown_key_is_422_naming_it_and_the_document_refuses_it_too(documen
         assert payload["code"] == "validation_failed"
         assert [v["field"] for v in payload["field_violations"]] == [f"filters.{key}"]
         assert key in payload["field_violations"][0]["message"]
+
+
+def test_an_object_or_a_list_as_a_filter_value_is_422_naming_the_filter(client, raw):
+    for value in ({"nested": "x"}, ["a", "b"]):
+        body = {"resource": "screenings", "format": "csv", "filters": {"imo": value}}
+        response = _post(client, raw, body)
+        assert response.status_code == 422, response.content
+        assert [v["field"] for v in response.json()["field_violations"]] == ["filters.imo"]

@@ -18,6 +18,7 @@ from django.core.management import call_command
 from django.db.models import Sum
 
 from cargo.models import CargoScreening
+from exports.models import Export
 from metering.models import IdempotencyRecord, MeteringEvent, QuotaCounter
 from monitoring.models import CorridorMonitor, VesselMonitor
 from screening import datastate, demo
@@ -25,6 +26,7 @@ from screening.models import Fleet, MatchDecision, Screening, ScreeningBatch
 from tests.mcp_bridge.test_mcp_endpoint import _call
 from tests.mcp_bridge.test_mcp_errors_and_health import sdk_calls
 from voyages.models import VoyageAssessment, VoyageBatch
+from webhooks.models import WebhookEndpoint
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -54,6 +56,11 @@ KEYED_ARGUMENTS = {
     "redeliver_webhook": {"delivery_id": "whd_01jz0000000000000000000000"},
     "create_vessel_monitor": {"imo": demo.GREEN_CLEAN},
     "simulate_vessel_monitor": {"monitor_id": "vmo_01jz0000000000000000000000", "sanctions_status": "GREEN"},
+    "update_fleet": {"fleet_id": "flt_01jz0000000000000000000000", "name": "Renamed"},
+    "delete_fleet": {"fleet_id": "flt_01jz0000000000000000000000"},
+    "create_webhook_endpoint": {"url": "https://receiver.invalid/hooks"},
+    "delete_webhook_endpoint": {"endpoint_id": "whe_01jz0000000000000000000000"},
+    "create_export": {"resource": "screenings", "format": "csv"},
 }
 BAD_KEYS = {"empty": "", "blank": "   ", "too long": "k" * 256, "control character": "retry\x001"}
 STORED = (
@@ -66,6 +73,8 @@ STORED = (
     CorridorMonitor,
     VesselMonitor,
     CargoScreening,
+    WebhookEndpoint,
+    Export,
 )
 
 

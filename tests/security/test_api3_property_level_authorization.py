@@ -77,27 +77,23 @@ def test_a_request_cannot_set_properties_the_service_owns(demo_world, client, is
         "disabled_reason": "chosen",
         "created_at": "2000-01-01T00:00:00Z",
     }
-    assert send(client, "patch", raw, endpoint, {"description": "x", **owned_fields}).status_code == 200
+    refused = send(client, "patch", raw, endpoint, {"description": "x", **owned_fields})
+    assert refused.status_code == 422  # refused naming each (core.api.strict_input), never silently dropped
+    assert {v["field"] for v in refused.json()["field_violations"]} == set(owned_fields)
     stored = WebhookEndpoint.objects.get(pk=created["id"])
-    assert stored.secret == created["secret"] and stored.environment == "live"
+    assert stored.secret == created["secret"] and stored.environment == "live" and stored.description != "x"
     assert stored.account_id == ApiKey.objects.get().account_id and stored.disabled_reason in ("", None)
 
-    screened = send(
-        client,
-        "post",
-        raw,
-        "/api/v1/screenings",
-        {
-            "imo": GREEN,
-            "id": "scr_chosen",
-            "unit_charged": False,
-            "environment": "test",
-            "sanctions": {"status": "RED"},
-        },
-    ).json()
-    assert screened["id"] != "scr_chosen" and screened["unit_charged"] is True
-    assert screened["sanctions"]["status"] == "GREEN"
-    assert Screening.objects.get(pk=screened["id"]).environment == "live"
+    owned_by_a_record = {
+        "id": "scr_chosen",
+        "unit_charged": False,
+        "environment": "test",
+        "sanctions": {"status": "RED"},
+    }
+    refused = send(client, "post", raw, "/api/v1/screenings", {"imo": GREEN, **owned_by_a_record})
+    assert refused.status_code == 422
+    assert {v["field"] for v in refused.json()["field_violations"]} == set(owned_by_a_record)
+    assert not Screening.objects.exists()
 
 
 # Sent but missing from the document: metering/api/views.py binds one UsageCounter field instance to two

@@ -9,6 +9,7 @@ from core.api.clientip import client_ip
 from core.api.errors import request_id_of
 from core.api.openapi import KEYLESS_ERROR
 from core.api.responses import json_bytes_response
+from core.api.strict_input import unknown_parameters
 from metering.api.base import KeylessAPIView
 from screening import keyless
 from voyages.ports import DEFAULT_LIMIT, MAX_LIMIT, get_catalogue
@@ -36,10 +37,14 @@ MAX_QUERY_LENGTH = 100
 QUERY_PATTERN = rf"^\s*(\S|\S[\s\S]{{0,{MAX_QUERY_LENGTH - 2}}}\S)\s*$"
 
 
-def _violation(field: str, message: str, request_id: str, ip: str) -> tuple[dict, dict[str, str]]:
+def _violation(
+    field: str, message: str, request_id: str, ip: str, *, more: dict[str, str] | None = None
+) -> tuple[dict, dict[str, str]]:
+    """The keyless 422 naming `field` (and each field of `more`, name → message)."""
     rate = keyless.peek_hourly(ip)
     refusal = keyless.error(422, "validation_failed", message, request_id, rate, rate.headers())
-    refusal.body["field_violations"] = [{"field": field, "message": message}]
+    violations = {field: message, **(more or {})}
+    refusal.body["field_violations"] = [{"field": name, "message": text} for name, text in violations.items()]
     return refusal.body, refusal.headers
 
 
@@ -66,7 +71,8 @@ class PortLookupView(KeylessAPIView):
         responses={
             200: inline_serializer(name="PortList", fields={"ports": serializers.ListField(child=_PORT)}),
             422: OpenApiResponse(
-                KEYLESS_ERROR, description="validation_failed: empty query or bad limit (not counted)"
+                KEYLESS_ERROR,
+                description="validation_failed: empty query, bad limit or an unknown parameter (not counted)",
             ),
             429: OpenApiResponse(KEYLESS_ERROR, description="rate_limit_exceeded (hourly or burst)"),
             503: OpenApiResponse(KEYLESS_ERROR, description="keyless_paused"),
@@ -77,6 +83,12 @@ class PortLookupView(KeylessAPIView):
         request_id = request_id_of(request)
         query = (request.query_params.get("query") or "").strip()
         raw_limit = request.query_params.get("limit")
+        unknown = unknown_parameters(request.query_params, ("query", "limit"))
+        if unknown:
+            named = {name: f"{message}; correct it and resend" for name, message in unknown.items()}
+            first = next(iter(named))
+            body, headers = _violation(first, named.pop(first), request_id, ip, more=named)
+            return json_bytes_response(body, status=422, headers=headers)
         if not query:
             body, headers = _violation(
                 "query",

@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api.strict_input import StrictInputSerializer
 from jobs.models import Job, JobItem
 from metering.quota import LIVE_MAX_ROUTES, TEST_MAX_ROUTES
 from voyages.passages import PASSAGES
@@ -56,7 +57,7 @@ def _number(name: str, **kwargs: Any) -> serializers.FloatField:
     return serializers.FloatField(required=False, allow_null=True, min_value=minimum, max_value=maximum, **kwargs)
 
 
-class RouteRequestSchema(serializers.Serializer):
+class RouteRequestSchema(StrictInputSerializer):
     origin = _PortField()
     destination = _PortField(help_text="As origin; must differ from it.")
     via = serializers.ListField(
@@ -88,7 +89,7 @@ class RouteRequestSchema(serializers.Serializer):
     )
 
 
-class AssessmentRequestSchema(serializers.Serializer):
+class AssessmentRequestSchema(StrictInputSerializer):
     customer_reference = serializers.CharField(
         required=False, allow_null=True, allow_blank=True, max_length=MAX_CUSTOMER_REFERENCE
     )
@@ -196,7 +197,7 @@ class _JudgedRoute(serializers.JSONField):
     pass
 
 
-class BatchRequestSchema(serializers.Serializer):
+class BatchRequestSchema(StrictInputSerializer):
     customer_reference = serializers.CharField(required=False, allow_null=True, allow_blank=True)
     routes = serializers.ListField(
         child=_JudgedRoute(),

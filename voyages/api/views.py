@@ -6,6 +6,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 
 from core.api.openapi import creating_operation
 from core.api.responses import json_bytes_response
+from core.api.strict_input import refuse_unknown_fields
 from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 from voyages import batches, selectors, services
@@ -74,6 +75,7 @@ class VoyageBatchCollectionView(KeyedAPIView):
     )
     @idempotent
     def post(self, request):
+        refuse_unknown_fields(BatchRequestSchema, request.data)  # each route's own members: judged per route
         context = request.auth
         created = batches.create_batch(
             context.account, context.environment, request.data, in_transaction=claim_of(request).completes(202)

@@ -16,9 +16,26 @@ from shapely import contains_xy
 from metering.auth import signup_url
 from voyages.layers.jwc import LISTED_AREAS
 from voyages.models import VoyageAssessment
+from voyages.pages.map_overlay import with_overlay
+from voyages.ports import get_catalogue
 from voyages.report_links import assessment_id_from
 from voyages.report_map import route_svg
+from voyages.scoring import LABELS, RISK_LEVELS
 from voyages.services import stored_document
+
+FLOOR_TITLES = {
+    "listed_area_active_hostility": "Raised because the route crosses a listed area with active hostilities",
+    "sanctioned_eez_transit": "Raised because the route crosses the waters of a comprehensively sanctioned state",
+    "named_country_port_call": "Raised because a port call is in a country named in the listed areas",
+    "listed_area_transit": "Raised because the route crosses a war-risk listed area",
+}
+SOURCE_STATUS = {"ok": "loaded", "error": "not reached", "not_requested": "not requested"}
+BASES = {
+    "published_at": "the publisher's date",
+    "refreshed_at": "our last successful download",
+    "latest_event_at": "the latest incident held",
+    "unknown": "no date available",
+}
 
 
 def _in_listed_areas(coords: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -41,8 +58,52 @@ def percent(fraction: float | None) -> str:
     return f"{value:.1f}%".replace(".0%", "%")
 
 
+RISK_CATEGORIES = {
+    "sanctioned": "sanctioned state",
+    "listed_area": "in a listed area",
+    "restricted": "restricted",
+    "standard": "standard",
+}
+
+
 def _with_share(rows: list[dict]) -> list[dict]:
-    return [{**row, "route_share": percent(row.get("route_fraction"))} for row in rows]
+    return [
+        {
+            **row,
+            "route_share": percent(row.get("route_fraction")),
+            "risk_text": RISK_CATEGORIES.get(row.get("risk_category", ""), row.get("risk_category", "")),
+        }
+        for row in rows
+    ]
+
+
+def risk_bands() -> list[dict]:
+    """The risk levels with their score ranges (voyages.scoring.RISK_LEVELS): low 0-19 ... severe 80-100."""
+    bands, low = [], 0
+    for ceiling, level in RISK_LEVELS:
+        bands.append({"level": level, "range": f"{low}–{ceiling - 1}"})
+        low = ceiling
+    bands.append({"level": "severe", "range": f"{low}–100"})
+    return bands
+
+
+def port_name(locode: str) -> dict:
+    port = get_catalogue().get_port(locode)
+    if port is None:
+        return {"locode": locode, "name": locode, "country": ""}
+    return {"locode": locode, "name": port.name, "country": port.country}
+
+
+def _sources(rows: list[dict]) -> list[dict]:
+    return [
+        {
+            **row,
+            "display_name": LABELS.get(row.get("source", ""), row.get("source", "")),
+            "status_text": SOURCE_STATUS.get(row.get("status", ""), row.get("status", "")),
+            "basis_text": BASES.get(row.get("basis") or "", row.get("basis") or "—"),
+        }
+        for row in rows
+    ]
 
 
 def voyage_report(request: HttpRequest, token: str) -> HttpResponse:
@@ -56,14 +117,27 @@ def voyage_report(request: HttpRequest, token: str) -> HttpResponse:
     coords = [tuple(point) for point in document["route"]["geometry"]["geometry"]["coordinates"]]
     origin, destination = document["route"]["origin_locode"], document["route"]["dest_locode"]
     drivers = sorted(document.get("drivers", []), key=lambda d: d.get("relative_rank", 99))
+    origin_port, dest_port = port_name(origin), port_name(destination)
+    areas = document.get("jwc_intersected_areas") or []
+    svg = route_svg(coords, highlighted=_in_listed_areas(coords), title=f"{origin_port['name']} to {dest_port['name']}")
+    svg = with_overlay(
+        svg,
+        coords,
+        [area["id"] for area in areas],
+        [(origin_port["name"], origin), (dest_port["name"], destination)],
+    )
+    floor = document.get("score_floor")
     context = {
         "a": document,
+        "origin": origin_port,
+        "destination": dest_port,
+        "bands": risk_bands(),
+        "floor_title": FLOOR_TITLES.get(floor["basis"], floor["basis"]) if floor else "",
         "drivers": drivers,
-        "jwc_areas": _with_share(document.get("jwc_intersected_areas") or []),
+        "sources": _sources(document.get("sources") or []),
+        "jwc_areas": _with_share(areas),
         "eez_rows": _with_share(document.get("eez_transit") or []),
-        "map_svg": mark_safe(  # noqa: S308 - SVG built by voyages.report_map from numbers and escaped text
-            route_svg(coords, highlighted=_in_listed_areas(coords), title=f"{origin} to {destination}")
-        ),
+        "map_svg": mark_safe(svg),  # noqa: S308 - SVG built from numbers and escaped text (report_map, map_overlay)
         "signup_url": signup_url(),
     }
     return render(request, "voyages/assessment_report.html", context)

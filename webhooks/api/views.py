@@ -10,6 +10,7 @@ from core.api.fields import StrictBooleanField, StrictIntegerField, StrictString
 from core.api.filters import read_body, read_filters
 from core.api.openapi import DeletedSchema, creating_operation
 from core.api.responses import json_bytes_response, to_json_bytes
+from core.api.strict_input import StrictInputSerializer
 from metering.api.base import KeyedAPIView
 from metering.idempotency import claim_of, idempotent
 from webhooks import selectors, services
@@ -29,7 +30,7 @@ class HttpsUrlField(StrictStringField):
     published_pattern = "^\\s*[Hh][Tt][Tt][Pp][Ss]://[^\\x00-\\x1f\\x7f-\\x9f]+$"
 
 
-class EndpointInput(serializers.Serializer):
+class EndpointInput(StrictInputSerializer):
     url = HttpsUrlField(max_length=2000, help_text="Public https:// URL that receives the signed events")
     event_types = serializers.ListField(
         child=serializers.ChoiceField(choices=list(EVENT_TYPES)),
@@ -72,7 +73,7 @@ class EndpointListSchema(serializers.Serializer):
     next_cursor = serializers.CharField(allow_null=True)
 
 
-class RotationInput(serializers.Serializer):
+class RotationInput(StrictInputSerializer):
     overlap_hours = StrictIntegerField(
         min_value=0,
         max_value=168,

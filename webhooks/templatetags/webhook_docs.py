@@ -1,19 +1,22 @@
-"""The reference page's "Verifying webhook signatures" section, with the figures read from settings."""
+"""The reference page's "Verifying webhook signatures" section, with the figures read from settings.
+
+Rendered as Markdown (templates/drf_spectacular/webhook_signatures.md) into the OpenAPI document, where
+config/openapi_reference.py makes it the description of a tag Redoc draws as a section of its own.
+"""
 
 from __future__ import annotations
 
-from django import template
+import re
+
 from django.conf import settings
+from django.template.loader import render_to_string
 
 from webhooks.delivery import EVENT_ID_HEADER, SIGNATURE_HEADER, human_duration, max_attempts, retry_delays
-
-register = template.Library()
 
 SIGNATURE_TOLERANCE_MINUTES = 5  # documented tolerance for `t`; the recipes hold it as 300 seconds
 
 
-@register.inclusion_tag("drf_spectacular/webhook_signatures_section.html")
-def webhook_signatures_section() -> dict:
+def webhook_signatures_context() -> dict:
     delays = retry_delays()
     return {
         "signature_header": SIGNATURE_HEADER,
@@ -24,3 +27,10 @@ def webhook_signatures_section() -> dict:
         "delays": ", ".join(map(human_duration, delays)),
         "retry_hours": f"{sum(delays) / 3600:.1f}",
     }
+
+
+def webhook_signatures_markdown() -> str:
+    """The section as Markdown: the delivery headers, the steps, the retry schedule and both recipes."""
+    markdown = render_to_string("drf_spectacular/webhook_signatures.md", webhook_signatures_context())
+    # An included recipe ends with its file's newline: no blank last line inside the code block.
+    return re.sub(r"\n+```$", "\n```", markdown.strip(), flags=re.M) + "\n"

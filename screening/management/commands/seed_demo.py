@@ -3,7 +3,14 @@
 Demo data never replaces real data: a source that has an active snapshot an operator loaded
 (not demo) keeps it, and only sources without one get the demo copy. So `bin/run`, which runs
 this on every start, never wipes lists loaded with refresh_sources. `--omit-source` withdraws
-only demo snapshots.
+only demo snapshots. While a real edition serves, the demo hulls' verdicts (README, "Demo world")
+need not hold, and the summary line says so.
+
+`--reset` returns to the pure demo world: every snapshot of every list and register is deleted and
+the demo copies loaded afresh (omitted sources come back, failed refreshes are forgotten). It refuses
+while real (non-demo) editions are loaded, naming them, unless `--including-real` is given, which
+deletes those editions (and their stored files) too. Voyage risk layers and port aliases loaded with
+refresh_sources are not list editions and stay.
 """
 
 from __future__ import annotations
@@ -11,10 +18,11 @@ from __future__ import annotations
 import hashlib
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
 from screening import datastate, demo
 from screening.ingest import active_snapshot, load_snapshot, record_to_json
-from screening.models import SourceSnapshot
+from screening.models import EditionFile, SourceSnapshot
 from screening.sources_rows import DEMO_MESSAGE
 
 
@@ -33,6 +41,17 @@ class Command(BaseCommand):
             help="Leave this source without a usable snapshot (e.g. uk_sanctions to see GREEN with "
             "coverage_complete false, ofac_sdn to see a coverage INCOMPLETE).",
         )
+        parser.add_argument(
+            "--reset",
+            action="store_true",
+            help="Return to the pure demo world: delete every list and register snapshot and load the demo "
+            "copies afresh. Refused while real (non-demo) editions are loaded, unless --including-real.",
+        )
+        parser.add_argument(
+            "--including-real",
+            action="store_true",
+            help="With --reset: delete the real editions loaded with refresh_sources (and their stored files) too.",
+        )
 
     def handle(self, *args, **options) -> None:
         omit = frozenset(options["omit_source"])
@@ -40,6 +59,9 @@ class Command(BaseCommand):
         unknown = omit - known
         if unknown:
             raise CommandError(f"unknown source(s): {', '.join(sorted(unknown))}")
+        if options["including_real"] and not options["reset"]:
+            raise CommandError("--including-real goes with --reset")
+        deleted = self._reset(including_real=options["including_real"]) if options["reset"] else None
         loaded = skipped = 0
         real = set(
             SourceSnapshot.objects.filter(status=SourceSnapshot.Status.ACTIVE, is_demo=False).values_list(
@@ -61,9 +83,42 @@ class Command(BaseCommand):
         ).update(status=SourceSnapshot.Status.SUPERSEDED)
         datastate.invalidate()
         kept = sorted((real & known) - omit)
+        if deleted is not None:
+            self.stdout.write(f"Reset: {deleted} snapshot(s) deleted, the demo copies loaded afresh.")
         self.stdout.write(
             f"Demo world: {loaded} source(s) loaded, {skipped} unchanged"
             + (f", {len(kept)} kept with real data ({', '.join(kept)})" if kept else "")
             + (f", {withdrawn} withdrawn ({', '.join(sorted(omit))})" if omit else "")
-            + f"; {len(demo.HULLS)} demo hulls (README, 'Demo world')."
+            + "; "
+            + (demo_hulls_sentence(real) if not omit else f"{len(demo.HULLS)} demo hulls.")
         )
+
+    def _reset(self, *, including_real: bool) -> int:
+        """Delete the snapshots (refused while real editions are loaded unless `including_real`): how many."""
+        real = SourceSnapshot.objects.filter(is_demo=False).exclude(status=SourceSnapshot.Status.FAILED)
+        labels = sorted({f"{source}/{edition}" if edition else source for source, edition in real.values_list(
+            "source", "edition"
+        )})  # fmt: skip
+        if labels and not including_real:
+            raise CommandError(
+                f"--reset would delete {real.count()} real edition(s) loaded with refresh_sources "
+                f"({', '.join(labels)}); nothing was deleted. Add --including-real to delete them too."
+            )
+        checksums = set(real.values_list("checksum", flat=True))
+        with transaction.atomic():
+            deleted = SourceSnapshot.objects.count()
+            SourceSnapshot.objects.all().delete()  # their listed, register and inspection rows go with them
+            EditionFile.objects.filter(checksum__in=checksums).delete()
+        datastate.invalidate()
+        return deleted
+
+
+def demo_hulls_sentence(real_sources: set[str]) -> str:
+    """What the demo hulls show: the README's verdicts only while every source serves its demo copy."""
+    if real_sources:
+        return (
+            f"real editions serve for {', '.join(sorted(real_sources))}: the {len(demo.HULLS)} demo hulls' "
+            "verdicts in the README ('Demo world') hold only while the demo lists are the ones loaded "
+            "(back to them: manage.py seed_demo --reset --including-real)."
+        )
+    return f"the {len(demo.HULLS)} demo hulls answer as the README's 'Demo world' table says."

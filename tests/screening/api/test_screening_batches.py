@@ -152,7 +152,7 @@ def test_a_batch_without_one_valid_hull_is_422_naming_each_and_reserves_nothing(
 
     assert response.status_code == 422
     fields = [v["field"] for v in response.json()["field_violations"]]
-    assert fields == ["items[0].imo", "items[1].imo", "items[2].imo"]
+    assert fields == ["items[0].imo", "items[1].imo", "items[2].name", "items[2].imo"]
     assert not ScreeningBatch.objects.exists() and units_used(account) == 0
 
 

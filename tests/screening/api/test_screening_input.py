@@ -69,8 +69,10 @@ def test_wrong_types_and_bad_names_are_422_naming_the_field(demo_world, key, scr
     assert response.json()["field_violations"][0]["field"] == field
 
 
-def test_unknown_fields_are_ignored(demo_world, key, screen):
-    assert screen(key, demo.GREEN_CLEAN, colour="blue").status_code == 201
+def test_unknown_fields_are_refused_naming_them(demo_world, key, screen):
+    response = screen(key, demo.GREEN_CLEAN, colour="blue")
+    assert response.status_code == 422 and response.json()["code"] == "validation_failed"
+    assert [v["field"] for v in response.json()["field_violations"]] == ["colour"]
 
 
 def test_repeat_screening_notice_names_the_earlier_record(demo_world, key, screen):

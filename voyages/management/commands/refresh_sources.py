@@ -45,11 +45,12 @@ edition's age (list_edition.published, the sources rows) can only be shown when 
 
 from __future__ import annotations
 
+import argparse
 import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, DjangoHelpFormatter
 from django.utils import timezone
 
 from core.api.timefmt import rfc3339
@@ -100,8 +101,24 @@ def _read_files(specs: list[str]) -> list[tuple[str | None, str, bytes]]:
     return files
 
 
+# `refresh_sources --help` ends with the module's examples and the names --from-dir recognises, as laid out above.
+_DOC_PARAGRAPHS = (__doc__ or "").strip().split("\n\n")
+HELP_EPILOG = "examples:\n" + "\n\n".join(
+    [_DOC_PARAGRAPHS[1], *(p for p in _DOC_PARAGRAPHS if p.startswith("--from-dir recognises"))]
+)
+
+
+class _HelpWithLayout(DjangoHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Django's option order, with the epilog's lines kept as written (one file family a line)."""
+
+
 class Command(BaseCommand):
     help = "Download or load official source files and make them the serving snapshots (atomic per source)."
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs):
+        kwargs.setdefault("formatter_class", _HelpWithLayout)
+        kwargs.setdefault("epilog", HELP_EPILOG)
+        return super().create_parser(prog_name, subcommand, **kwargs)
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--source", help="Contract source name (ofac_sdn, un_sanctions, eu_sanctions, ...)")
