@@ -116,11 +116,20 @@ def _query_keys(folded: str) -> set[str]:
     return keys
 
 
+# Edits allowed by a name's length (with its spaces), for lengths 0 to TWO_EDITS_FROM (and beyond).
+_EDITS_BY_LENGTH = np.array(
+    [
+        2 if length >= TWO_EDITS_FROM else 1 if length >= SHORT_NAME_LENGTH else 0
+        for length in range(TWO_EDITS_FROM + 1)
+    ],
+    dtype=np.int64,
+)
+
+
 def _edits_allowed(lengths: np.ndarray, query_length: int) -> np.ndarray:
     """Edits a pair of names may differ by and still match, judged on the longer name with its spaces (never
     less than the rules allow on the shorter one without them); a swap counts as two plain edits."""
-    longer = np.maximum(lengths, query_length)
-    return np.where(longer >= TWO_EDITS_FROM, 2, np.where(longer >= SHORT_NAME_LENGTH, 1, 0))
+    return _EDITS_BY_LENGTH[np.minimum(np.maximum(lengths, query_length), TWO_EDITS_FROM)]
 
 
 # Rounding never drops a candidate: the survivors of the bounds are judged exactly.
@@ -396,13 +405,14 @@ class NameIndex:
         query_length = len(folded)
         edits_count = NEAR_VARIANT_SCORE >= cutoff
         keep = candidates
+        lengths = self._length[keep].astype(np.int64)
         if len(keep) > _LENGTH_FIRST_FROM:
             # The letters bound below is at least the length difference: on many candidates (an index of
             # a million names) dropping by length first spares most of the letter counts.
-            lengths = self._length[keep].astype(np.int64)
-            keep = keep[self._may_reach(np.abs(lengths - query_length), lengths, query_length, cutoff, edits_count)]
-        keep = keep[~self._short[keep]]
-        lengths = self._length[keep].astype(np.int64)
+            passes = self._may_reach(np.abs(lengths - query_length), lengths, query_length, cutoff, edits_count)
+            keep, lengths = keep[passes], lengths[passes]
+        long_enough = ~self._short[keep]
+        keep, lengths = keep[long_enough], lengths[long_enough]
         query_counts = _letter_counts([folded])
         if len(keep) > _LENGTH_FIRST_FROM:
             # Letters counted in eight groups first (one 8-byte word per name): a weaker bound, read at a

@@ -49,6 +49,7 @@ import json
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from pathlib import Path
 
 from rapidfuzz import fuzz
@@ -159,12 +160,16 @@ def _roman(match: re.Match[str]) -> str:
     return "X" * (value // 10) + _ROMAN_UNITS[value % 10] if 0 < value < 40 else match.group()
 
 
+# Small caches: a query is judged against every candidate that survives the bounds, so its own forms are
+# computed once; a million listed names pass through once at build and must not stay cached.
+@lru_cache(maxsize=4096)
 def spaced_alike(folded: str) -> frozenset[str]:
     """The folded name without spaces, and so again with its numbers as roman numerals: "ARK III" folds to
     "ARK 3", and written together ("ARKIII") it is still the same letters."""
     return frozenset({folded.replace(" ", ""), _NUMBER_TOKEN.sub(_roman, folded).replace(" ", "")})
 
 
+@lru_cache(maxsize=4096)
 def transliteration_key(folded: str) -> str:
     """The folded name with transliteration variants written one way, without spaces."""
     for pattern, replacement in _TRANSLITERATIONS:
