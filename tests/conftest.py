@@ -61,3 +61,17 @@ def keyed(client):
         return {"HTTP_AUTHORIZATION": f"Bearer {raw_key}", **extra}
 
     return headers
+
+
+@pytest.fixture
+def demo_world(db):
+    """The generated demo world loaded, and the in-memory data state rebuilt from it before and after."""
+    from django.core.management import call_command
+
+    from screening import datastate
+
+    with open("/dev/null", "w") as devnull:
+        call_command("seed_demo", stdout=devnull)
+    datastate.invalidate()
+    yield
+    datastate.invalidate()

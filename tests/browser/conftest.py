@@ -4,12 +4,35 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SCREENSHOT_DIR = Path(__file__).resolve().parent.parent.parent / "var" / "screenshots"
+
+
+@contextmanager
+def chromium_against(live_server: Any, settings: Any, monkeypatch: Any) -> Iterator[Any]:
+    """Playwright's Chromium (Debian's package) driving the live test server; skipped where it is not installed."""
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (bin/test installs it on CI)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    # Playwright runs an event loop in this thread; the test's own ORM reads happen outside any coroutine.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    settings.PUBLIC_BASE_URL = live_server.url
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def _run(args: list[str]) -> subprocess.CompletedProcess:

@@ -12,7 +12,7 @@ import re
 import pytest
 import requests
 
-from tests.browser.conftest import CHROMIUM, SCREENSHOT_DIR, png_size
+from tests.browser.conftest import SCREENSHOT_DIR, chromium_against, png_size
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,19 +22,9 @@ LINK = re.compile(r"(https?://\S+/signup/confirm/\S+)")
 
 @pytest.fixture
 def page(live_server, settings, tmp_path, monkeypatch):
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (bin/test installs it on CI)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    # Playwright runs an event loop in this thread; the test's own ORM reads happen outside any coroutine.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    settings.PUBLIC_BASE_URL = live_server.url
     settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
     settings.EMAIL_FILE_PATH = str(tmp_path / "mail")
-    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
-        )
+    with chromium_against(live_server, settings, monkeypatch) as browser:
         context = browser.new_context(viewport={"width": 1200, "height": 900}, base_url=live_server.url)
         tab = context.new_page()
         tab.set_default_timeout(20_000)
@@ -42,7 +32,6 @@ def page(live_server, settings, tmp_path, monkeypatch):
             yield tab
         finally:
             context.close()
-            browser.close()
 
 
 def shot(page, name: str) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from tests.browser.conftest import CHROMIUM, SCREENSHOT_DIR
+from tests.browser.conftest import SCREENSHOT_DIR, chromium_against
 
 DESKTOP = 1200
 PHONE = 375
@@ -30,16 +30,7 @@ def world(db):
 
 @pytest.fixture
 def pages(live_server, settings, monkeypatch):
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (bin/test installs it on CI)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    settings.PUBLIC_BASE_URL = live_server.url
-    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
-        )
+    with chromium_against(live_server, settings, monkeypatch) as browser:
         contexts = []
 
         class Pages:
@@ -73,7 +64,6 @@ def pages(live_server, settings, monkeypatch):
         finally:
             for context in contexts:
                 context.close()
-            browser.close()
 
 
 def shot(tab, name: str) -> Path:

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from screening import notices
-from tests.browser.conftest import CHROMIUM, SCREENSHOT_DIR, png_size
+from tests.browser.conftest import SCREENSHOT_DIR, chromium_against, png_size
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,16 +25,7 @@ OPERATION_GROUPS = ["Screening", "Voyages", "Monitoring", "Events", "Account"]
 
 @pytest.fixture
 def browser_page(live_server, settings, monkeypatch):
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (bin/test installs it on CI)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    settings.PUBLIC_BASE_URL = live_server.url
-    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
-        )
+    with chromium_against(live_server, settings, monkeypatch) as browser:
         context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=live_server.url)
         tab = context.new_page()
         tab.set_default_timeout(30_000)
@@ -44,7 +35,6 @@ def browser_page(live_server, settings, monkeypatch):
             yield tab
         finally:
             context.close()
-            browser.close()
 
 
 def _open(page, fragment: str = "") -> None:

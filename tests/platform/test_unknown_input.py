@@ -9,25 +9,16 @@ import itertools
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework import serializers
 
 from core.api.strict_input import StrictInputSerializer, close_request_bodies, refuse_unknown_fields
 from metering.models import QuotaCounter
-from screening import datastate, demo
+from screening import demo
 from screening.models import Fleet, Screening, ScreeningBatch
 
 pytestmark = pytest.mark.django_db
 _keys = itertools.count()
-
-
-@pytest.fixture
-def demo_world(db):
-    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
-    datastate.invalidate()
-    yield
-    datastate.invalidate()
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from django.core.management import call_command
 
 from screening import datastate, freshness
 
@@ -29,14 +28,6 @@ def fresh_list_state():
     datastate.invalidate()
     yield
     freshness.forget_cached()
-    datastate.invalidate()
-
-
-@pytest.fixture
-def demo_world(db):
-    call_command("seed_demo", stdout=open("/dev/null", "w"))
-    datastate.invalidate()
-    yield
     datastate.invalidate()
 
 

@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from datetime import date
 
 import pytest
-from django.core.management import call_command
 
-from screening import datastate, demo
+from screening import demo
 
 GREEN = "9300776"
 NORTH_SEA = {"origin": "NLRTM", "destination": "DEHAM"}
@@ -82,14 +81,6 @@ def security_headers(settings):
         middleware.insert(middleware.index("django.middleware.security.SecurityMiddleware") + 1, SECURITY_MIDDLEWARE)
         settings.MIDDLEWARE = middleware
     return settings
-
-
-@pytest.fixture
-def demo_world(db):
-    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
-    datastate.invalidate()
-    yield
-    datastate.invalidate()
 
 
 def send(client, method: str, raw_key: str | None, path: str, body: dict | None = None, **extra):  # type: ignore[no-untyped-def]

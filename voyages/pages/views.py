@@ -14,6 +14,7 @@ from django.utils.safestring import mark_safe
 from shapely import contains_xy
 
 from metering.auth import signup_url
+from screening.pages.labels import BASES, SOURCE_STATUS
 from voyages.layers.jwc import LISTED_AREAS
 from voyages.models import VoyageAssessment
 from voyages.pages.map_overlay import with_overlay
@@ -28,13 +29,6 @@ FLOOR_TITLES = {
     "sanctioned_eez_transit": "Raised because the route crosses the waters of a comprehensively sanctioned state",
     "named_country_port_call": "Raised because a port call is in a country named in the listed areas",
     "listed_area_transit": "Raised because the route crosses a war-risk listed area",
-}
-SOURCE_STATUS = {"ok": "loaded", "error": "not reached", "not_requested": "not requested"}
-BASES = {
-    "published_at": "the publisher's date",
-    "refreshed_at": "our last successful download",
-    "latest_event_at": "the latest incident held",
-    "unknown": "no date available",
 }
 
 
