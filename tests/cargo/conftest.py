@@ -8,7 +8,6 @@ import pytest
 from django.core.management import call_command
 
 from screening import datastate
-from tests.screening.conftest import demo_world  # noqa: F401  (the demo world fixture)
 
 _keys = itertools.count()
 

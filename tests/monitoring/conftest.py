@@ -1,3 +1,1 @@
 """The demo world fixture of the screening tests, shared with monitors."""
-
-from tests.screening.conftest import demo_world  # noqa: F401

@@ -20,7 +20,7 @@ from jobs import flow
 from metering.models import QuotaCounter
 from screening import demo, services
 from screening.models import FollowUp
-from tests.screening.conftest import demo_world, screen  # noqa: F401 (fixtures)
+from tests.screening.conftest import screen  # noqa: F401 (fixture)
 from voyages import batches
 from webhooks.delivery import TEST_EVENT_TYPE, envelope, queue_test_delivery
 from webhooks.events import EVENT_TYPES
