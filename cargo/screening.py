@@ -35,6 +35,7 @@ import pycountry
 
 from cargo import export_controls
 from screening.datastate import DataState
+from screening.display_names import in_words, source_name
 from screening.name_rules import ENTITY_NAME_CUTOFF
 from screening.normalize import normalize_vessel_name
 from screening.records import (
@@ -50,7 +51,6 @@ from screening.sources_rows import sanctions_source_rows
 from screening.verdict import (
     CORE_SOURCES,
     SANCTIONS_SOURCES,
-    SOURCE_LABELS,
     SOURCE_ROLES,
     Verdict,
     editions_for,
@@ -317,7 +317,7 @@ def assess_party(state: DataState, editions: dict, party: PartyInput, index: int
     who = f"{_role_words(party.role)} {party.name!r}"
     if red:
         listed = red[0]
-        label = SOURCE_LABELS.get(listed.record.source, listed.record.source)
+        label = source_name(listed.record.source)
         programs = f" ({', '.join(listed.record.programs)})" if listed.record.programs else ""
         summary = (
             f"{who} is listed by that name on the {label}{programs} as {listed.matched_listed_name!r}: "
@@ -325,7 +325,7 @@ def assess_party(state: DataState, editions: dict, party: PartyInput, index: int
         )
     else:
         top = hits[0]
-        label = SOURCE_LABELS.get(top.record.source, top.record.source)
+        label = source_name(top.record.source)
         how = "carries the name of" if top.match_type == MATCH_NAME_EXACT else "resembles"
         summary = (
             f"{who} {how} {top.matched_listed_name!r}, a company or person record on the {label}: "
@@ -361,7 +361,7 @@ def _detail(status: str, findings: list[Finding], gaps: list[str], *, vessel_scr
         text += "; the vessel screened GREEN." if vessel_screened else "."
         if gaps:
             text += (
-                f" Coverage is incomplete: {', '.join(gaps)} could not be loaded, so this is not a clean pass; "
+                f" Coverage is incomplete: {in_words(gaps)} could not be loaded, so this is not a clean pass; "
                 "re-screen once it is back."
             )
         return text
@@ -396,7 +396,7 @@ def assess(
                 PART_PARTY,
                 "parties",
                 Verdict.INCOMPLETE,
-                f"Core sanctions source(s) {', '.join(core_gaps)} could not be loaded, so no party can be cleared; "
+                f"Core sanctions source(s) {in_words(core_gaps)} could not be loaded, so no party can be cleared; "
                 "re-screen once they are back.",
             )
         )

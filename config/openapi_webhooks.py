@@ -17,6 +17,7 @@ from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, OpenApiWebhook, extend_schema, extend_schema_field
 from rest_framework import serializers
 
+from behaviour.api.schema import BehaviourEventSchema
 from config.openapi_reference import SIGNATURES_ANCHOR
 from core.api.openapi import ClosedSerializer
 from jobs.models import JobItem
@@ -233,6 +234,14 @@ class VesselDataDegradedData(_MonitorEventData):
     baseline_verdict = MonitorVerdict(allow_null=True, help_text="null when the monitor has no baseline yet")
 
 
+class VesselBehaviourFlaggedData(_MonitorEventData):
+    """`data` of vessel_behaviour.flagged: one new event of a monitored hull's AIS."""
+
+    event = BehaviourEventSchema(
+        help_text="As GET /api/v1/vessels/{imo}/behaviour returns it, with the evidence a reviewer checks"
+    )
+
+
 # type -> (data serializer, summary, when it is sent)
 EVENT_DATA: dict[str, tuple[type[serializers.Serializer], str, str]] = {
     "vessel_monitor.ready": (
@@ -253,6 +262,14 @@ EVENT_DATA: dict[str, tuple[type[serializers.Serializer], str, str]] = {
         "Sent within minutes of the publisher's file (sources are polled every SOURCE_POLL_SECONDS, 600 by "
         "default), once per edition, to endpoints receiving it, with how many of the account's monitored hulls "
         "are being re-screened because of it. Hulls the edition cannot touch are not re-screened.",
+    ),
+    "vessel_behaviour.flagged": (
+        VesselBehaviourFlaggedData,
+        "A monitored hull's AIS shows a new event of medium or high severity",
+        "Sent once per new event and live vessel monitor, when the AIS load that revealed it commits: a dark "
+        "period, a ship-to-ship meeting (the hull on either side), an identity change, a shared MMSI, spoofed "
+        "positions, a call in a sanctioned state's port, or a draught change away from any port. Never changes "
+        "the monitor's baseline verdict (sanctions status, opacity, grade). No unit is charged.",
     ),
     "vessel_data.degraded": (
         VesselDataDegradedData,

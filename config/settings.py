@@ -93,10 +93,11 @@ INSTALLED_APPS = [
     "jobs",
     "screening",
     "voyages",
-    "monitoring",
+    "monitoring.apps.MonitoringConfig",
     "exports",
     "cargo",
     "webhooks",
+    "behaviour.apps.BehaviourConfig",
     "mcp_bridge",
     "portal",
     "backoffice",  # the whole Django admin (the back office) is registered here
@@ -388,6 +389,8 @@ SPECTACULAR_SETTINGS = {
         "EventTypeEnum": "config.openapi_webhooks.PUBLISHED_EVENT_TYPES",
         "OpacityEnum": "monitoring.api.vessels.OPACITY_BANDS",
         "VettingGradeEnum": "monitoring.api.vessels.GRADES",
+        "BehaviourEventKindEnum": "behaviour.api.schema.EVENT_KINDS",
+        "BehaviourSeverityEnum": "behaviour.api.schema.SEVERITIES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -462,6 +465,24 @@ IDEMPOTENCY_JOIN_HOLD_SECONDS = env_int("IDEMPOTENCY_JOIN_HOLD_SECONDS", 30)
 # refresh is the task screening.refresh_sources (`manage.py refresh_sources`).
 SOURCE_POLL_SECONDS = env_int("SOURCE_POLL_SECONDS", 600)
 
+# AIS (behaviour/): raw positions in partitioned Parquet under AIS_STORE_DIR, read through DuckDB
+# (docs/production.md, "The AIS position store"); summaries, links and events in the database.
+AIS_STORE_DIR = Path(os.environ.get("AIS_STORE_DIR", VAR_DIR / "ais"))
+# Files dropped here are loaded by the worker (`behaviour.load_dropped_files`, every AIS_DROP_POLL_SECONDS)
+# and moved to `loaded/` or `failed/` beside them; empty turns the drop folder off.
+AIS_DROP_DIR = env_str("AIS_DROP_DIR", "")
+AIS_DROP_POLL_SECONDS = env_int("AIS_DROP_POLL_SECONDS", 300)
+# A loader whose worker died holds its file this long at most (a day of DMA data loads in minutes).
+AIS_LOAD_LEASE_SECONDS = env_int("AIS_LOAD_LEASE_SECONDS", 3600)
+# Each load re-runs the detectors over the days it touched, reading this much more on each side
+# (a gap or meeting that crosses midnight is seen whole).
+AIS_DETECTION_MARGIN_HOURS = env_int("AIS_DETECTION_MARGIN_HOURS", 24)
+AIS_DUCKDB_THREADS = env_int("AIS_DUCKDB_THREADS", 1)
+AIS_DUCKDB_MEMORY_LIMIT = env_str("AIS_DUCKDB_MEMORY_LIMIT", "1GB")
+# How many days of raw positions are kept (whole day partitions are deleted past it by
+# `behaviour.prune_positions`); summaries and events stay. 0 keeps everything.
+AIS_POSITION_RETENTION_DAYS = env_int("AIS_POSITION_RETENTION_DAYS", 400)
+
 # Static beat schedule; django-celery-beat copies it into the database where operators can edit it.
 CELERY_BEAT_SCHEDULE = {
     "purge-idempotency-keys": {"task": "metering.purge_idempotency_keys", "schedule": 3600.0},
@@ -477,6 +498,10 @@ CELERY_BEAT_SCHEDULE = {
     "tick-monitors": {"task": "monitoring.tick", "schedule": float(MONITOR_TICK_SECONDS)},
     # Export files past their retention.
     "remove-expired-exports": {"task": "exports.remove_expired", "schedule": 3600.0},
+    # AIS files dropped into AIS_DROP_DIR (nothing when it is not set); loads whose loader stopped.
+    "load-dropped-ais-files": {"task": "behaviour.load_dropped_files", "schedule": float(AIS_DROP_POLL_SECONDS)},
+    # Raw AIS positions past AIS_POSITION_RETENTION_DAYS, a whole day partition at a time.
+    "prune-ais-positions": {"task": "behaviour.prune_positions", "schedule": 86400.0},
 }
 
 # Outbound HTTP (core/outbound.py) refuses private, loopback, link-local, CGNAT, multicast and

@@ -18,6 +18,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("monitoring.api.urls")),
     path("", include("exports.api.urls")),
     path("", include("cargo.api.urls")),
+    path("", include("behaviour.api.urls")),
 ]
 
 urlpatterns = [

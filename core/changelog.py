@@ -21,6 +21,26 @@ CHANGES = (
            "The camelCase duplicates coverageComplete and coverageGaps leave vessel monitor verdicts "
            "(baseline_verdict, previous_verdict); coverage_complete and coverage_gaps stay."),
     Change(date(2026, 11, 28), "added",
+           "Vessel behaviour from AIS: GET /api/v1/vessels/{imo}/behaviour (scope vessel:screen; free for windows "
+           "of up to 30 days, one screening unit beyond, at most 366) returns the MMSIs linked to the hull "
+           "(static_imo: the IMO its static messages carried, check digit valid; register_mmsi), what AIS the "
+           "window holds (observed, positions, files), a summary by kind, and the events with their evidence: "
+           "dark_period, sts_meeting, identity_change, shared_mmsi, position_jump, position_on_land, port_call, "
+           "draught_change_at_sea, each naming the deceptive practice of the May 2020 US maritime advisory it "
+           "answers. AIS comes in through manage.py load_ais (DMA, MarineCadastre, NMEA) or a drop folder."),
+    Change(date(2026, 11, 28), "added",
+           "POST /api/v1/screenings takes include_behaviour (default false): the record carries behaviour, the "
+           "last 90 days of the hull's AIS (observed, counts by kind, the strongest events, a link to the "
+           "report). It never changes sanctions.status, and the vetting grade keeps its five factors. MCP "
+           "screen_vessel takes it too.", 34),
+    Change(date(2026, 11, 28), "added",
+           "Webhook event vessel_behaviour.flagged: a live-monitored hull's AIS shows a new event of medium or "
+           "high severity (sent once per event and monitor when the AIS load revealing it commits)."),
+    Change(date(2026, 11, 28), "added",
+           "POST /api/v1/voyage-assessments (and corridor monitors) take an optional imo: the drivers then end "
+           "with ais_behaviour (label AIS anomalies), what the hull's AIS showed over the last 90 days, at "
+           "weight 0: the score stays the weighted average of the five drivers of voyage_risk_external_v1."),
+    Change(date(2026, 11, 28), "added",
            "Every sanctions match carries explanation: the hull's name (hull_name) and the listed name it met "
            "(listed_name), the rule that made them one (basis: exact_imo, exact_mmsi, or a name rule such as "
            "spacing, transliteration, dropped_letter) with basis_text, the score, and the rule of the contract "

@@ -11,7 +11,9 @@ small function in `register`.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any
@@ -264,6 +266,84 @@ TOOLS = {
             "An export's status and progress, and its download_url once completed (the resource's scope). Free.",
         ),
         KeyedTool(
+            "list_exports", "GET", "/api/v1/exports", 200,
+            "This environment's exports of resources the key may read, newest first, each with its status and "
+            "download_url once completed (the resource's scope). Free.",
+        ),
+        KeyedTool(
+            "delete_export", "DELETE", "/api/v1/exports/{export_id}", 200,
+            "Delete an export and its file (the resource's scope); the records it exported stay. Free.",
+        ),
+        KeyedTool(
+            "get_webhook_endpoint", "GET", "/api/v1/webhook-endpoints/{endpoint_id}", 200,
+            "One webhook endpoint: URL, event types, enabled (and why the service disabled it), description, "
+            "rotation overlap; never its secret (scope webhooks:manage). Free.",
+        ),
+        KeyedTool(
+            "update_webhook_endpoint", "PATCH", "/api/v1/webhook-endpoints/{endpoint_id}", 200,
+            "Change a webhook endpoint's url (public https://), event_types (empty: every type), enabled or "
+            "description (scope webhooks:manage). Send at least one; the others stay. Free.",
+        ),
+        KeyedTool(
+            "send_webhook_test_delivery", "POST", "/api/v1/webhook-endpoints/{endpoint_id}/test", 202,
+            "Send a signed webhook.test event to the endpoint now, whatever event types it lists (scope "
+            "webhooks:manage); answers the queued delivery: follow it with get_webhook_delivery. Free.",
+        ),
+        KeyedTool(
+            "rotate_webhook_secret", "POST", "/api/v1/webhook-endpoints/{endpoint_id}/rotate-secret", 200,
+            "Replace a webhook endpoint's signing secret (scope webhooks:manage): the new secret is in this answer "
+            "only; the previous one keeps signing alongside it for overlap_hours (0 to 168; 0 ends it now). Free.",
+        ),
+        KeyedTool(
+            "get_webhook_delivery", "GET", "/api/v1/webhook-deliveries/{delivery_id}", 200,
+            "One webhook delivery with the signed envelope and every attempt (scope webhooks:manage). Free.",
+        ),
+        KeyedTool(
+            "get_vessel_monitor", "GET", "/api/v1/vessel-monitors/{monitor_id}", 200,
+            "One vessel monitor with its baseline and previous verdicts (scope vessel:monitor). Free.",
+        ),
+        KeyedTool(
+            "delete_vessel_monitor", "DELETE", "/api/v1/vessel-monitors/{monitor_id}", 200,
+            "Stop watching the hull (scope vessel:monitor); its run history goes with it, its screening records "
+            "stay. Free.",
+        ),
+        KeyedTool(
+            "get_corridor_monitor", "GET", "/api/v1/corridor-monitors/{monitor_id}", 200,
+            "One corridor monitor with its baseline and latest run (scope voyage:monitor, live keys only). Free.",
+        ),
+        KeyedTool(
+            "delete_corridor_monitor", "DELETE", "/api/v1/corridor-monitors/{monitor_id}", 200,
+            "Stop watching a route (scope voyage:monitor, live keys only); its run history goes with it. Free.",
+        ),
+        KeyedTool(
+            "get_match_decision", "GET", "/api/v1/match-decisions/{decision_id}", 200,
+            "One match decision with its state (active, expired, lapsed, revoked) and the listing it binds to "
+            "(scope vessel:screen). Free.",
+        ),
+        KeyedTool(
+            "revoke_match_decision", "POST", "/api/v1/match-decisions/{decision_id}/revoke", 200,
+            "Revoke a match decision (scope vessel:screen): reviewer (who) and an optional reason are kept beside "
+            "it; the decision itself is never rewritten, and later screenings no longer show it. A decision "
+            "revoked already is refused (decision_revoked). Free.",
+        ),
+        KeyedTool(
+            "get_screening_evidence", "GET", "/api/v1/screenings/{screening_id}/evidence", 200,
+            "A screening's evidence pack for a case file (scope vessel:screen): the record exactly as issued with "
+            "the sha256 of its bytes, every list and register edition in force at screened_at, engine and "
+            "methodology versions, the matching thresholds and the decisions the record shows; sha256 is taken "
+            "over the pack's canonical JSON without that field. (The PDF layout is REST only: Accept: "
+            "application/pdf.) Free.",
+        ),
+        KeyedTool(
+            "get_vessel_behaviour", "GET", "/api/v1/vessels/{imo}/behaviour", 200,
+            "What a hull's AIS shows over a window (scope vessel:screen; default the last 30 days): the MMSIs "
+            "linked to it and on what basis, whether any AIS is held (observed false: no events is then no "
+            "evidence), a summary by kind, and the events with the evidence a reviewer checks (dark periods, "
+            "ship-to-ship meetings, identity changes, shared MMSIs, spoofed positions, port calls, draught "
+            "changes at sea), each naming the deceptive practice of the May 2020 US advisory it answers. Free "
+            "for windows of up to 30 days; a longer one (at most 366) costs one screening unit.",
+        ),
+        KeyedTool(
             "list_access_log", "GET", "/api/v1/access-log", 200,
             "The account's API access log for the key's environment, newest first (scope logs:read): REST "
             "calls and MCP tool calls, with status and units charged. Filters: path (prefix), status (HTTP "
@@ -297,6 +377,10 @@ READ_OUTSIDE = _hints(read_only=True, destructive=False, idempotent=True, open_w
 CREATE_OWN = _hints(read_only=False, destructive=False, idempotent=False, open_world=False)
 CREATE_OUTSIDE = _hints(read_only=False, destructive=False, idempotent=False, open_world=True)
 OVERWRITE_OWN = _hints(read_only=False, destructive=True, idempotent=True, open_world=False)
+# update_webhook_endpoint: a new url is resolved when saved (as on create).
+OVERWRITE_OUTSIDE = _hints(read_only=False, destructive=True, idempotent=True, open_world=True)
+# rotate_webhook_secret: each call replaces the secret with a new one (the previous stops after the overlap).
+REPLACE_OWN = _hints(read_only=False, destructive=True, idempotent=False, open_world=False)
 
 HINTS: dict[str, ToolAnnotations] = {
     **dict.fromkeys(
@@ -306,7 +390,9 @@ HINTS: dict[str, ToolAnnotations] = {
             "get_voyage_batch", "list_voyage_batch_items", "list_corridor_monitors", "get_cargo_screening",
             "list_cargo_screenings", "get_usage", "list_webhook_deliveries", "list_vessel_monitors",
             "list_vessel_monitor_runs", "list_corridor_monitor_runs", "list_fleets", "get_fleet",
-            "list_webhook_endpoints", "get_export", "list_access_log",
+            "list_webhook_endpoints", "get_export", "list_access_log", "list_exports", "get_webhook_endpoint",
+            "get_webhook_delivery", "get_vessel_monitor", "get_corridor_monitor", "get_match_decision",
+            "get_screening_evidence", "get_vessel_behaviour",
         ),
         READ_OWN,
     ),
@@ -315,11 +401,20 @@ HINTS: dict[str, ToolAnnotations] = {
         (
             "screen_vessel", "submit_screening_batch", "assess_voyage", "submit_voyage_batch",
             "create_corridor_monitor", "screen_cargo", "redeliver_webhook", "create_vessel_monitor",
-            "simulate_vessel_monitor", "create_webhook_endpoint",
+            "simulate_vessel_monitor", "create_webhook_endpoint", "send_webhook_test_delivery",
         ),
         CREATE_OUTSIDE,
     ),
-    **dict.fromkeys(("update_fleet", "delete_fleet", "delete_webhook_endpoint"), OVERWRITE_OWN),
+    # revoke_match_decision: the same revocation again changes nothing more (it is refused, decision_revoked).
+    **dict.fromkeys(
+        (
+            "update_fleet", "delete_fleet", "delete_webhook_endpoint", "delete_export", "delete_vessel_monitor",
+            "delete_corridor_monitor", "revoke_match_decision",
+        ),
+        OVERWRITE_OWN,
+    ),
+    "update_webhook_endpoint": OVERWRITE_OUTSIDE,
+    "rotate_webhook_secret": REPLACE_OWN,
 }  # fmt: skip
 
 
@@ -456,6 +551,19 @@ def _without_geometry(assessment: Any) -> Any:
     return {**assessment, "route": route}
 
 
+def _taking_from(tool: Callable[..., Awaitable[dict[str, Any]]]) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """A tool whose argument is published as `from` (REST's name) but is `from_` in Python: the SDK passes
+    arguments by their published names, and `from` cannot be a parameter's name."""
+
+    @functools.wraps(tool)
+    async def entry(*args: Any, **arguments: Any) -> dict[str, Any]:
+        if "from" in arguments:
+            arguments["from_"] = arguments.pop("from")
+        return await tool(*args, **arguments)
+
+    return entry
+
+
 # -- the tools ---------------------------------------------------------------------------------
 
 
@@ -475,10 +583,14 @@ def register(server: MCPServer) -> None:
         as_of: Annotated[
             str | None, Field(description="A past date or RFC 3339 timestamp: screen against the lists in force then")
         ] = None,
+        include_behaviour: Annotated[
+            bool, Field(description="Add what the hull's AIS showed over the last 90 days (default false)")
+        ] = False,
         idempotency_key: IdempotencyKey = None,
     ) -> dict[str, Any]:
         body = _present(imo=imo, vessel_name=vessel_name, customer_reference=customer_reference, as_of=as_of)
         body["include_vetting"] = include_vetting
+        body["include_behaviour"] = include_behaviour
         return await _call(ctx, "screen_vessel", body=body, idempotency_key=idempotency_key)
 
     @keyed("get_screening")
@@ -591,9 +703,13 @@ def register(server: MCPServer) -> None:
         ctx: Context,
         customer_reference: Annotated[str | None, Field(description="Your reference, echoed back")] = None,
         include_geometry: IncludeGeometry = False,
+        imo: Annotated[
+            str | None,
+            Field(description="The hull sailing the route: adds the AIS anomalies driver (weight 0)"),
+        ] = None,
         idempotency_key: IdempotencyKey = None,
     ) -> dict[str, Any]:
-        body = _present(route=route, customer_reference=customer_reference)
+        body = _present(route=route, customer_reference=customer_reference, imo=imo)
         assessment = await _call(ctx, "assess_voyage", body=body, idempotency_key=idempotency_key)
         return assessment if include_geometry else _without_geometry(assessment)
 
@@ -878,6 +994,140 @@ def register(server: MCPServer) -> None:
     @keyed("get_export")
     async def get_export(export_id: Annotated[str, Field(description="exp_… id")], ctx: Context) -> dict[str, Any]:
         return await _call(ctx, "get_export", path_values={"export_id": export_id})
+
+    @keyed("list_exports")
+    async def list_exports(ctx: Context, limit: Limit = None, cursor: Cursor = None) -> dict[str, Any]:
+        return await _call(ctx, "list_exports", query=_present(limit=limit, cursor=cursor))
+
+    @keyed("delete_export")
+    async def delete_export(
+        export_id: Annotated[str, Field(description="exp_… id")], ctx: Context, idempotency_key: IdempotencyKey = None
+    ) -> dict[str, Any]:
+        return await _call(ctx, "delete_export", path_values={"export_id": export_id}, idempotency_key=idempotency_key)
+
+    @keyed("get_webhook_endpoint")
+    async def get_webhook_endpoint(
+        endpoint_id: Annotated[str, Field(description="whe_… id")], ctx: Context
+    ) -> dict[str, Any]:
+        return await _call(ctx, "get_webhook_endpoint", path_values={"endpoint_id": endpoint_id})
+
+    @keyed("update_webhook_endpoint")
+    async def update_webhook_endpoint(
+        endpoint_id: Annotated[str, Field(description="whe_… id")],
+        ctx: Context,
+        url: Annotated[str | None, Field(description="New public https:// URL for the signed events")] = None,
+        event_types: Annotated[
+            list[str] | None, Field(description="Event types it receives, e.g. vessel_risk.changed; empty: every type")
+        ] = None,
+        enabled: Annotated[bool | None, Field(description="Whether it receives events")] = None,
+        description: Annotated[str | None, Field(description="Up to 200 characters, for your own records")] = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> dict[str, Any]:
+        body = _present(url=url, event_types=event_types, enabled=enabled, description=description)
+        return await _call(
+            ctx, "update_webhook_endpoint", path_values={"endpoint_id": endpoint_id}, body=body,
+            idempotency_key=idempotency_key,
+        )  # fmt: skip
+
+    @keyed("send_webhook_test_delivery")
+    async def send_webhook_test_delivery(
+        endpoint_id: Annotated[str, Field(description="whe_… id")], ctx: Context, idempotency_key: IdempotencyKey = None
+    ) -> dict[str, Any]:
+        return await _call(
+            ctx, "send_webhook_test_delivery", path_values={"endpoint_id": endpoint_id}, body={},
+            idempotency_key=idempotency_key,
+        )  # fmt: skip
+
+    @keyed("rotate_webhook_secret")
+    async def rotate_webhook_secret(
+        endpoint_id: Annotated[str, Field(description="whe_… id")],
+        ctx: Context,
+        overlap_hours: Annotated[
+            int | None,
+            Field(description="Hours (0 to 168) the previous secret keeps signing beside the new one; 0 ends it now"),
+        ] = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> dict[str, Any]:
+        return await _call(
+            ctx, "rotate_webhook_secret", path_values={"endpoint_id": endpoint_id},
+            body=_present(overlap_hours=overlap_hours), idempotency_key=idempotency_key,
+        )  # fmt: skip
+
+    @keyed("get_webhook_delivery")
+    async def get_webhook_delivery(
+        delivery_id: Annotated[str, Field(description="whd_… id")], ctx: Context
+    ) -> dict[str, Any]:
+        return await _call(ctx, "get_webhook_delivery", path_values={"delivery_id": delivery_id})
+
+    @keyed("get_vessel_monitor")
+    async def get_vessel_monitor(
+        monitor_id: Annotated[str, Field(description="vmo_… id")], ctx: Context
+    ) -> dict[str, Any]:
+        return await _call(ctx, "get_vessel_monitor", path_values={"monitor_id": monitor_id})
+
+    @keyed("delete_vessel_monitor")
+    async def delete_vessel_monitor(
+        monitor_id: Annotated[str, Field(description="vmo_… id")], ctx: Context, idempotency_key: IdempotencyKey = None
+    ) -> dict[str, Any]:
+        return await _call(
+            ctx, "delete_vessel_monitor", path_values={"monitor_id": monitor_id}, idempotency_key=idempotency_key
+        )
+
+    @keyed("get_corridor_monitor")
+    async def get_corridor_monitor(
+        monitor_id: Annotated[str, Field(description="cmo_… id")], ctx: Context
+    ) -> dict[str, Any]:
+        return await _call(ctx, "get_corridor_monitor", path_values={"monitor_id": monitor_id})
+
+    @keyed("delete_corridor_monitor")
+    async def delete_corridor_monitor(
+        monitor_id: Annotated[str, Field(description="cmo_… id")], ctx: Context, idempotency_key: IdempotencyKey = None
+    ) -> dict[str, Any]:
+        return await _call(
+            ctx, "delete_corridor_monitor", path_values={"monitor_id": monitor_id}, idempotency_key=idempotency_key
+        )
+
+    @keyed("get_match_decision")
+    async def get_match_decision(
+        decision_id: Annotated[str, Field(description="mdc_… id")], ctx: Context
+    ) -> dict[str, Any]:
+        return await _call(ctx, "get_match_decision", path_values={"decision_id": decision_id})
+
+    @keyed("revoke_match_decision")
+    async def revoke_match_decision(
+        decision_id: Annotated[str, Field(description="mdc_… id")],
+        reviewer: Annotated[str, Field(description="Who revokes")],
+        ctx: Context,
+        reason: Annotated[str | None, Field(description="Why, as the case file should read it")] = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> dict[str, Any]:
+        return await _call(
+            ctx, "revoke_match_decision", path_values={"decision_id": decision_id},
+            body=_present(reviewer=reviewer, reason=reason), idempotency_key=idempotency_key,
+        )  # fmt: skip
+
+    @keyed("get_screening_evidence")
+    async def get_screening_evidence(
+        screening_id: Annotated[str, Field(description="scr_… id")], ctx: Context
+    ) -> dict[str, Any]:
+        return await _call(ctx, "get_screening_evidence", path_values={"screening_id": screening_id})
+
+    @keyed("get_vessel_behaviour")
+    @_taking_from
+    async def get_vessel_behaviour(
+        imo: Annotated[str, Field(description='The hull\'s 7-digit IMO number, e.g. "9074729"')],
+        ctx: Context,
+        from_: Annotated[
+            str | None, Field(alias="from", description="RFC 3339: start of the window (default 30 days before to)")
+        ] = None,
+        to: Annotated[str | None, Field(description="RFC 3339: end of the window (default now)")] = None,
+        limit: Annotated[int | None, Field(description="Events per page, 1-500 (default 100)")] = None,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        query = _present(to=to, limit=limit, cursor=cursor)
+        if from_ is not None:
+            query["from"] = from_
+        return await _call(ctx, "get_vessel_behaviour", path_values={"imo": imo}, query=query)
 
     @keyed("list_access_log")
     async def list_access_log(

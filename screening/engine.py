@@ -29,7 +29,7 @@ from screening.verdict import (
     incomplete_outcome,
 )
 
-ENGINE_VERSION = 33
+ENGINE_VERSION = 34
 METHODOLOGY_VERSION = "vessel_screening_external_v1"
 ENRICHMENT_LATENCY_SECONDS = 6.0
 

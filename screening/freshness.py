@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 
 from core.api.timefmt import rfc3339
 from screening import feeds
+from screening.display_names import capitalised, edition_name, the
 from screening.models import SourceSnapshot
 from screening.sources.catalog import SANCTIONS_SOURCES, Source
 
@@ -115,12 +116,19 @@ class EditionFreshness:
     is_demo: bool
 
     @property
-    def label(self) -> str:
-        return self.edition or self.source
+    def display_name(self) -> str:
+        """The file as a sentence names it: 'the OFAC SDN list', 'the EU Financial Sanctions File'."""
+        return the(edition_name(self.source, self.edition))
+
+    @property
+    def display_name_capitalised(self) -> str:
+        """As `display_name`, opening a sentence: 'The OFAC SDN list'."""
+        return capitalised(self.display_name)
 
     def stale_sentence(self, *, name_edition: bool = False) -> str:
-        """'Our copy may be out of date: last successful check <ts>, expected at least every <cadence>.'"""
-        copy = f"Our copy of {self.label}" if name_edition else "Our copy"
+        """'Our copy [of the OFAC SDN list] may be out of date: last successful check <ts>, expected at least
+        every <cadence>.'"""
+        copy = f"Our copy of {self.display_name}" if name_edition else "Our copy"
         cadence = describe_span(self.cadence) if self.cadence is not None else "—"
         return (
             f"{copy} may be out of date: last successful check {rfc3339(self.last_checked_at)}, "

@@ -165,7 +165,8 @@ def editions_sentence(state: datastate.DataState, now: datetime) -> str:
         for edition in editions:
             if edition.published_at is not None and edition.age is not None and not edition.is_demo:
                 dated.append(
-                    f"{edition.label} published {edition.published_at:%Y-%m-%d} ({freshness.describe_age(edition.age)})"
+                    f"{edition.display_name} published {edition.published_at:%Y-%m-%d} "
+                    f"({freshness.describe_age(edition.age)})"
                 )
             if edition.stale:
                 stale.append(edition)

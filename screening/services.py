@@ -19,7 +19,7 @@ from core.api.timefmt import rfc3339
 from core.compiled_query import CompiledQuery
 from core.leases import LeaseLost
 from metering import concurrency, pace, quota
-from screening import decisions, engine, notices, replay, resolution
+from screening import behaviour_block, decisions, engine, notices, replay, resolution
 from screening.imo import ImoInputError, parse_screening_imo
 from screening.models import FollowUp, Screening
 from screening.verdict import Verdict
@@ -51,6 +51,7 @@ class CallerInput:
     customer_reference: str | None = None
     include_vetting: bool = True
     as_of: datetime | None = None
+    include_behaviour: bool = False
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class ScreeningRequest:
     customer_reference: str | None = None
     include_vetting: bool = True
     as_of: datetime | None = None  # screen against the lists in force then (screening/replay.py)
+    include_behaviour: bool = False  # the AIS behaviour block (screening/behaviour_block.py)
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,7 @@ def screen(
         customer_reference=ask.customer_reference,
         include_vetting=ask.include_vetting,
         as_of=_past_instant(ask.as_of),
+        include_behaviour=ask.include_behaviour,
     )
     pace.ensure_not_paused(account, environment)
     with concurrency.customer_slot("screening", account.pk, environment):
@@ -331,6 +334,8 @@ def _assemble(
     core.pop("imo")
     core["sanctions"].update(matches=decided.matches, review=str(decided.review))
     document.update(core)
+    if request.include_behaviour:
+        document["behaviour"] = behaviour_block.block(request.imo, request.as_of or screening.screened_at)
     if request.customer_reference is not None:
         document["customer_reference"] = request.customer_reference
     document["screened_at"] = rfc3339(screening.screened_at)

@@ -21,11 +21,13 @@ def _sanctions_sources() -> tuple[str, ...]:
 
 
 def _edition_sentence(edition: EditionFreshness) -> str:
-    """'ofac_sdn published 2024-05-03T00:00:00Z; 937 days old; last checked <ts>.' (or its date unknown)."""
+    """'The OFAC SDN list published 2024-05-03T00:00:00Z; 937 days old; last checked <ts>.' (or its date
+    unknown): the file by its display name; the row's `source` keeps the code."""
     checked = f"last checked {rfc3339(edition.last_checked_at)}"
+    name = edition.display_name_capitalised
     if edition.published_at is None or edition.age is None:
-        return f"{edition.label}: publication date unknown; {checked}."
-    return f"{edition.label} published {rfc3339(edition.published_at)}; {describe_age(edition.age)}; {checked}."
+        return f"{name}: publication date unknown; {checked}."
+    return f"{name} published {rfc3339(edition.published_at)}; {describe_age(edition.age)}; {checked}."
 
 
 def sanctions_source_rows(state: DataState, now: datetime | None = None) -> list[dict]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from django.db import models
 
 from core.api.timefmt import rfc3339
+from screening.display_names import in_words
 from screening.name_rules import RULE_SENTENCES, NameRule
 from screening.records import (
     DESIGNATION_TAGS,
@@ -55,14 +56,6 @@ SOURCE_ROLES = {
     "uk_sanctions": ROLE_DESIGNATING,
     "opensanctions": ROLE_AGGREGATED,
     "ua_war_sanctions": ROLE_WATCHLIST,
-}
-SOURCE_LABELS = {
-    "ofac_sdn": "OFAC SDN list",
-    "un_sanctions": "UN Security Council list",
-    "eu_sanctions": "EU sanctions list",
-    "uk_sanctions": "UK Sanctions List",
-    "opensanctions": "aggregated sanctions dataset",
-    "ua_war_sanctions": "Ukrainian war-sanctions watchlist",
 }
 
 FLOOR_CONFIRMED = "confirmed_sanctions_match"
@@ -252,12 +245,8 @@ def _drove(driving: bool, hit: MatchHit) -> bool | None:
 
 
 def _names(hits: Iterable[MatchHit]) -> str:
-    """The sources of `hits` in words: 'the OFAC SDN list and the EU sanctions list'."""
-    labels = sorted({SOURCE_LABELS.get(h.record.source, h.record.source) for h in hits})
-    labels = [f"the {label}" for label in labels]
-    if len(labels) <= 2:
-        return " and ".join(labels)
-    return ", ".join(labels[:-1]) + " and " + labels[-1]
+    """The sources of `hits` in words: 'the EU sanctions list and the OFAC SDN list'."""
+    return in_words(h.record.source for h in hits)
 
 
 def _plural(count: int, one: str, many: str) -> str:
@@ -269,7 +258,7 @@ def _coverage_sentence(gaps: list[str], status: str) -> str:
     a GREEN is not a clean pass; an AMBER may be missing a listing as well."""
     if not gaps:
         return ""
-    missing = f" Coverage is incomplete: {', '.join(gaps)} could not be loaded"
+    missing = f" Coverage is incomplete: {in_words(gaps)} could not be loaded"
     if status == Verdict.RED:
         return missing + "; the listing above stands whatever the missing source holds."
     if status == Verdict.GREEN:
@@ -424,10 +413,10 @@ def incomplete_outcome(
     if reason == "coverage":
         core = [g for g in gaps if g in CORE_SOURCES]
         other = [g for g in gaps if g not in CORE_SOURCES]
-        detail += f" Missing core source: {', '.join(core)}." if core else ""
-        detail += f" Also unavailable: {', '.join(other)}." if other else ""
+        detail += f" Missing core source: {in_words(core)}." if core else ""
+        detail += f" Also unavailable: {in_words(other)}." if other else ""
     elif gaps:
-        detail += f" Coverage is incomplete as well: {', '.join(gaps)} could not be loaded."
+        detail += f" Coverage is incomplete as well: {in_words(gaps)} could not be loaded."
     exact = [h for h in hits if h.match_type in {MATCH_EXACT_IMO, MATCH_EXACT_MMSI}]
     if exact:
         detail += f" Identifier listings found on {_names(exact)}: review them."

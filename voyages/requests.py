@@ -14,6 +14,7 @@ from typing import Any
 from rest_framework.serializers import Serializer
 
 from core.api.strict_input import unknown_field_violations, unknown_member_violations
+from screening.imo import ImoInputError, parse_screening_imo
 from voyages.carbon import CO2_FACTORS
 from voyages.passages import PASSAGES
 from voyages.ports import Port, get_catalogue
@@ -63,6 +64,7 @@ class RouteRequest:
     bunker_price_usd_per_tonne: float | None = None
     customer_reference: str | None = None
     closed_passages: frozenset[str] | None = None  # None: the default closures (voyages.passages)
+    imo: str | None = None  # the hull sailing it: adds the AIS anomalies driver (voyages.ais_driver)
 
 
 def _locode(value: Any, name: str, violations: list[dict]) -> Port | None:
@@ -196,6 +198,26 @@ def _closures(route: dict, violations: list[dict]) -> frozenset[str] | None:
     return frozenset(value)
 
 
+def _imo(value: Any, violations: list[dict]) -> str | None:
+    """The optional hull of the voyage: seven digits (also IMO<imo>) holding their check digit."""
+    if value is None:
+        return None
+    try:
+        parsed = parse_screening_imo(value) if isinstance(value, str) else None
+    except ImoInputError:
+        parsed = None
+    if parsed is None or not parsed.check_digit_valid:
+        violations.append(
+            {
+                "field": "imo",
+                "message": "imo must be the 7-digit IMO number of the hull sailing the route, with a valid check "
+                "digit (e.g. 9074729); correct it or leave it out and resend.",
+            }
+        )
+        return None
+    return parsed.imo
+
+
 def _unknown_members(published: type[Serializer], body: dict, route: Any) -> list[dict]:
     """A violation for each member the request does not take, however deep (route.spede_knots,
     route.origin.name, route.via[0].latitude): refused, never dropped."""
@@ -246,6 +268,7 @@ def parse_route_request(
                 "correct it and resend.",
             }
         )
+    imo = _imo(body.get("imo"), local)
     origin = _locode(route.get("origin"), "route.origin", local) if route else None
     destination = _locode(route.get("destination"), "route.destination", local) if route else None
     if origin is not None and destination is not None and origin.locode == destination.locode:
@@ -269,6 +292,7 @@ def parse_route_request(
         bunker_price_usd_per_tonne=_number(route, "bunker_price_usd_per_tonne", local),
         customer_reference=reference if isinstance(reference, str) else None,
         closed_passages=_closures(route, local),
+        imo=imo,
     )
     for violation in local:
         if prefix:

@@ -15,7 +15,7 @@ from core.api.ids import new_id
 from core.api.responses import to_json_bytes
 from core.api.timefmt import rfc3339
 from metering import concurrency, quota
-from voyages import carbon, layers_state, routing
+from voyages import ais_driver, carbon, layers_state, routing
 from voyages.api.schema import AssessmentRequestSchema
 from voyages.layers.geo import RouteInput
 from voyages.models import VoyageAssessment
@@ -104,6 +104,9 @@ def compute_document(request: RouteRequest, *, assessment_id: str, now: datetime
     document["score"] = risk.score
     document["risk_level"] = risk.risk_level
     document["drivers"] = risk.drivers
+    if request.imo is not None:
+        document["imo"] = request.imo
+        document["drivers"] = [*risk.drivers, ais_driver.driver(request.imo, now, rank=len(risk.drivers) + 1)]
     document["jwc_intersected_areas"] = risk.jwc_intersected_areas
     document["eez_transit"] = risk.eez_transit
     if risk.score_floor is not None:

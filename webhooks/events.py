@@ -26,6 +26,7 @@ EVENT_TYPES = (
     "corridor_data.recovered",
     "corridor_monitor.deferred",
     "sanctions_list.updated",
+    "vessel_behaviour.flagged",
 )
 
 

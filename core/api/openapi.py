@@ -473,8 +473,9 @@ OPERATION_GROUPS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
         (
             (
                 "vessels",
-                "Vessel check",
-                "Check one hull by IMO number without a key (100 an hour per address).",
+                "Vessels",
+                "Check one hull by IMO number without a key (100 an hour per address); with a key, what the "
+                "hull's AIS shows (dark periods, ship-to-ship meetings, identity changes, spoofing, port calls).",
             ),
             ("screenings", "Screenings", "Screen a hull by IMO number against the sanctions lists; read records back."),
             ("screening-batches", "Screening batches", "Screen up to 50 hulls asynchronously and poll the batch."),
@@ -536,7 +537,7 @@ WEBHOOK_GROUP = "Webhooks"
 EVENT_TAGS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("screening.", "screening_batch."), "Screening events", "A screening answered, left unresolved, a batch ended."),
     (
-        ("vessel_monitor.", "vessel_risk.", "vessel_data.", "corridor_", "sanctions_list."),
+        ("vessel_monitor.", "vessel_risk.", "vessel_data.", "vessel_behaviour.", "corridor_", "sanctions_list."),
         "Monitoring events",
         "What vessel and corridor monitors notice, and new editions of the sanctions lists.",
     ),

@@ -12,9 +12,11 @@ One mechanism for every way input reaches the API:
   operation publishes, nested serializers included, before the service sees it.
 - `unknown_member_violations(value, known, …)`: the check itself, for hand-written validators
   (a voyage's route, a batch's hull) that build their own violations.
-- `refuse_unknown_parameters(query_params, known)`: query parameters; `core.api.filters.read_filters`
-  calls it with the list's filter fields (`unknown_parameters` for a view answering its own 422).
-  `?format=` (DRF's URL_FORMAT_OVERRIDE, which picks the renderer) is always known.
+- `refuse_unknown_parameters(query_params, known)`: query parameters. `metering.api.base.KeyedAPIView`
+  calls it before every keyed GET runs, with the query parameters the operation publishes, so a read
+  of one object refuses `?bogus=1` as a list does; `core.api.filters.read_filters` calls it with the
+  list's filter fields (`unknown_parameters` for a view answering its own 422). `?format=` (DRF's
+  URL_FORMAT_OVERRIDE, which picks the renderer) is always known.
 - `close_request_bodies`: the drf-spectacular postprocessing hook publishing the rule: every object
   a request body declares the properties of is `additionalProperties: false`.
 """

@@ -211,6 +211,28 @@ class EvidenceEditionSchema(serializers.Serializer):
     demo = serializers.BooleanField()
 
 
+class ScreeningBehaviourSchema(serializers.Serializer):
+    """The AIS behaviour block (include_behaviour: true); the events as GET /vessels/{imo}/behaviour gives them."""
+
+    window_days = serializers.IntegerField(help_text="90: the days before screened_at (or as_of) read")
+    # `from` is a Python keyword: declared below.
+    to = serializers.DateTimeField()
+    observed = serializers.BooleanField(
+        help_text="false: no AIS position of the hull's MMSIs is held for the window; zero counts then say nothing"
+    )
+    mmsis = serializers.ListField(child=serializers.CharField(), help_text="The MMSIs linked to the hull")
+    last_position_at = serializers.DateTimeField(allow_null=True)
+    counts = serializers.DictField(child=serializers.IntegerField(), help_text="Events by kind, zeros included")
+    highest_severity = serializers.ChoiceField(choices=["info", "low", "medium", "high"], allow_null=True)
+    strongest = serializers.ListField(
+        child=serializers.DictField(), help_text="Up to three events above info, strongest first, with evidence"
+    )
+    report = serializers.CharField(help_text="The behaviour report of the same window (GET, free)")
+
+
+ScreeningBehaviourSchema._declared_fields["from"] = serializers.DateTimeField()
+
+
 class ScreeningRecordSchema(serializers.Serializer):
     id = serializers.CharField()
     imo = serializers.CharField()
@@ -223,6 +245,11 @@ class ScreeningRecordSchema(serializers.Serializer):
     ownership = OwnershipSchema()
     vetting = VettingSchema()
     sources = SourceRowSchema(many=True)
+    behaviour = ScreeningBehaviourSchema(
+        required=False,
+        help_text="Present when include_behaviour was true: what the hull's AIS showed over the 90 days before "
+        "the screening. An extension: it never changes sanctions.status or the vetting grade.",
+    )
     customer_reference = serializers.CharField(required=False)
     screened_at = serializers.DateTimeField()
     expires_at = serializers.DateTimeField()

@@ -62,6 +62,12 @@ class ScreeningInput(StrictInputSerializer):
     customer_reference = StrictStringField(required=False, max_length=200, allow_blank=True)
     include_vetting = StrictBooleanField(required=False, default=True)
     as_of = AsOfField(required=False)
+    include_behaviour = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="true adds `behaviour`: what the hull's AIS showed over the 90 days before the screening "
+        "(counts by kind, the strongest events). Never changes the verdict or the grade; no extra unit.",
+    )
 
 
 class ScreeningCollectionView(KeyedAPIView):

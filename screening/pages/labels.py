@@ -1,7 +1,8 @@
 """What the report page shows a person in place of the record's machine values.
 
 The record keeps its machine values (`ofac_sdn`, `flag_performance`, `fresh`); the page shows these
-display names and sentences and keeps the machine value beside them in small code text.
+display names and sentences and keeps the machine value beside them in small code text. The sources'
+display names are screening/display_names.py's, shared with the prose of the API.
 """
 
 from __future__ import annotations
@@ -15,24 +16,10 @@ from screening.records import (
     MATCH_NAME_FLAG,
     MATCH_NAME_FUZZY,
 )
-from screening.verdict import FLOOR_CONFIRMED, FLOOR_WATCHLIST, SOURCE_LABELS
+from screening.verdict import FLOOR_CONFIRMED, FLOOR_WATCHLIST
 from screening.vetting import DETENTION_WINDOW_DAYS, FLOOR_VALUES
 
 DETENTION_WINDOW_YEARS = round(DETENTION_WINDOW_DAYS / 365)
-
-SOURCE_NAMES = {
-    **SOURCE_LABELS,
-    "vessel_vetting": "Vetting registers and port-state-control inspections",
-    "service_vessel_register": "Service vessel register",
-    "ais_registry": "AIS registry",
-    "tokyo_mou_psc": "Tokyo MOU port-state control",
-    "paris_mou_thetis": "Paris MOU THETIS inspections",
-    "apcis_tokyo_mou_history": "Tokyo MOU APCIS inspection history",
-    "classsoc_vessel_register": "Classification society register",
-    "itf_ship_lookup": "ITF ship look-up",
-    "iacs_vessels_in_class": "IACS vessels in class",
-    "uscg_psix": "US Coast Guard PSIX",
-}
 
 FACTORS = {
     "flag_performance": ("Flag performance", "How the flag State's ships fare in port-state control."),
@@ -92,9 +79,3 @@ IDENTITY_BASES = {
     "user": "the name sent with the check",
     "none": "no register names it",
 }
-
-
-def source_name(code: str | None) -> str:
-    if not code:
-        return "—"
-    return SOURCE_NAMES.get(code, code.replace("_", " "))

@@ -6,11 +6,14 @@ from datetime import date, timedelta
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
+from django.utils.safestring import mark_safe
 
 from core.api.clientip import client_ip
 from core.api.timefmt import parse_rfc3339
 from metering.auth import signup_url
-from screening import keyless
+from screening import behaviour_block, keyless
+from screening.display_names import source_name
 from screening.imo import InvalidImoPath, parse_keyless_imo
 from screening.models import InspectionEntry, SourceSnapshot
 from screening.pages import labels
@@ -109,14 +112,14 @@ def _floor(vetting: dict) -> dict | None:
 
 
 def _with_source_name(rows: list[dict] | None, key: str = "source") -> list[dict]:
-    return [{**row, "display_name": labels.source_name(row.get(key))} for row in rows or []]
+    return [{**row, "display_name": source_name(row.get(key))} for row in rows or []]
 
 
 def _sources(rows: list[dict] | None) -> list[dict]:
     return [
         {
             **row,
-            "display_name": labels.source_name(row.get("source")),
+            "display_name": source_name(row.get("source")),
             "status_text": labels.SOURCE_STATUS.get(row.get("status", ""), row.get("status", "")),
             "basis_text": labels.BASES.get(row.get("basis", ""), row.get("basis", "")),
         }
@@ -128,7 +131,7 @@ def _matches(rows: list[dict]) -> list[dict]:
     return [
         {
             **row,
-            "source_name": labels.source_name(row.get("source")),
+            "source_name": source_name(row.get("source")),
             "match_text": labels.MATCH_TYPES.get(row.get("match_type", ""), row.get("match_type", "")),
             "confidence_text": labels.CONFIDENCE.get(row.get("confidence_class", ""), row.get("confidence_class", "")),
         }
@@ -166,7 +169,7 @@ def vessel_report(request: HttpRequest, imo: str) -> HttpResponse:
         "report": report,
         "sanctions": sanctions,
         "matches": _matches(sanctions.get("matches") or []),
-        "coverage_gap_names": [labels.source_name(gap) for gap in sanctions.get("coverage_gaps") or []],
+        "coverage_gap_names": [source_name(gap) for gap in sanctions.get("coverage_gaps") or []],
         "vetting": vetting,
         "factors": _factors(vetting),
         "score_floor": _floor(vetting),
@@ -184,5 +187,12 @@ def vessel_report(request: HttpRequest, imo: str) -> HttpResponse:
         "meaning": {"meaning": meaning, "treatment": _treatment(sanctions)},
         "disclaimer": DISCLAIMER,
         "signup_url": signup,
+        "behaviour": _behaviour_panel(report["imo"]),
     }
     return render(request, "screening/vessel_report.html", context)
+
+
+def _behaviour_panel(imo: str) -> dict:
+    panel = behaviour_block.reader().report_panel(imo, timezone.now())
+    # The SVG is built from numbers and escaped text (voyages.report_map.route_svg).
+    return {**panel, "svg": mark_safe(panel["svg"])}  # noqa: S308

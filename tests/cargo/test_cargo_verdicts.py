@@ -198,6 +198,7 @@ def test_a_missing_core_list_makes_the_cargo_incomplete(demo_world_without, key,
     body = screen_cargo(key, cargo_body()).json()
     assert body["status"] == "INCOMPLETE" and body["coverage_gaps"] == ["ofac_sdn"]
     assert drivers_of(body) == [("party", "parties", "INCOMPLETE")] and used() == 0
+    assert "the OFAC SDN list could not be loaded" in body["detail"] and "ofac_sdn" not in body["detail"]
     assert CargoScreening.objects.get().unit_charged is False
 
 
@@ -208,6 +209,7 @@ def test_a_missing_supplementary_list_is_green_but_not_a_clean_pass(demo_world_w
         body["status"] == "GREEN" and body["coverage_complete"] is False and body["coverage_gaps"] == ["uk_sanctions"]
     )
     assert "not a clean pass" in body["detail"]
+    assert "the UK Sanctions List could not be loaded" in body["detail"] and "uk_sanctions" not in body["detail"]
     assert {row["source"]: row["status"] for row in body["sources"]}["uk_sanctions"] == "error"
 
 

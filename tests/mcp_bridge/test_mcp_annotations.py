@@ -38,6 +38,12 @@ def test_the_hints_say_what_each_tool_does():
     assert _hints(tools["find_port"]) == (True, False, True, False)
     # imos replaces a fleet's whole hull list
     assert _hints(tools["update_fleet"]) == (False, True, True, False)
+    # a new url is resolved when saved; a revocation again changes nothing more; each rotation a new secret
+    assert _hints(tools["update_webhook_endpoint"]) == (False, True, True, True)
+    assert _hints(tools["revoke_match_decision"]) == (False, True, True, False)
+    assert _hints(tools["rotate_webhook_secret"]) == (False, True, False, False)
+    # the test event is posted to the customer's endpoint, a new delivery each time
+    assert _hints(tools["send_webhook_test_delivery"]) == (False, False, False, True)
     # only our own records
     for name in ("get_screening", "list_access_log", "create_fleet", "create_export", "record_match_decision"):
         assert _hints(tools[name])[3] is False, name

@@ -61,6 +61,13 @@ KEYED_ARGUMENTS = {
     "create_webhook_endpoint": {"url": "https://receiver.invalid/hooks"},
     "delete_webhook_endpoint": {"endpoint_id": "whe_01jz0000000000000000000000"},
     "create_export": {"resource": "screenings", "format": "csv"},
+    "delete_export": {"export_id": "exp_01jz0000000000000000000000"},
+    "update_webhook_endpoint": {"endpoint_id": "whe_01jz0000000000000000000000", "description": "x"},
+    "send_webhook_test_delivery": {"endpoint_id": "whe_01jz0000000000000000000000"},
+    "rotate_webhook_secret": {"endpoint_id": "whe_01jz0000000000000000000000"},
+    "delete_vessel_monitor": {"monitor_id": "vmo_01jz0000000000000000000000"},
+    "delete_corridor_monitor": {"monitor_id": "cmo_01jz0000000000000000000000"},
+    "revoke_match_decision": {"decision_id": "mdc_01jz0000000000000000000000", "reviewer": "a.analyst"},
 }
 BAD_KEYS = {"empty": "", "blank": "   ", "too long": "k" * 256, "control character": "retry\x001"}
 STORED = (

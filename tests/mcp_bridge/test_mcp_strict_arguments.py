@@ -117,7 +117,10 @@ def test_each_tool_takes_what_its_rest_operation_takes(client):
     tools = listed_tools()
     for name in TOOLS:
         operation = _operation(document, name)
-        parameters = {p["name"] for p in operation.get("parameters", []) if p["in"] in {"path", "query"}}
+        # ?format= picks a REST renderer (the evidence pack's PDF); a tool answers JSON, so it takes none.
+        parameters = {
+            p["name"] for p in operation.get("parameters", []) if p["in"] in {"path", "query"} and p["name"] != "format"
+        }
         taken = set(tools[name].input_schema["properties"]) - TOOL_ONLY_ARGUMENTS
         members = _members(operation.get("requestBody", {}).get("content", {}).get("application/json", {}), components)
         if TOOLS[name].method == "GET":

@@ -115,11 +115,14 @@ def before_call(context: Any, case: Any, **kwargs: Any) -> None:
 # listed here fails the run: the document should have said so.
 STATE_DEPENDENT_FIELDS: dict[str, tuple[str, ...]] = {
     "*": ("cursor",),
-    "POST /api/v1/voyage-assessments": ("route.origin", "route.destination", "route.via["),
+    # imo: the check digit.
+    "POST /api/v1/voyage-assessments": ("route.origin", "route.destination", "route.via[", "imo"),
     "POST /api/v1/screenings": ("as_of",),  # a future instant: judged against the server's clock
     "POST /api/v1/screening-batches": ("items[",),  # each hull is judged on its own (422 when none is valid)
     "POST /api/v1/voyage-assessment-batches": ("routes[",),  # each route is judged on its own (422 when none is)
-    "POST /api/v1/corridor-monitors": ("route.origin", "route.destination", "route.via["),
+    "POST /api/v1/corridor-monitors": ("route.origin", "route.destination", "route.via[", "imo"),
+    # The IMO check digit; the window's rules (from before to, at most 366 days) relate two parameters.
+    "GET /api/v1/vessels/{imo}/behaviour": ("imo", "from", "to"),
     # parties[i].name: a name with a letter that folds to nothing to screen (a hull prefix such as M/V alone).
     "POST /api/v1/cargo-screenings": ("load_port", "discharge_port", "parties["),
     "POST /api/v1/vessel-monitors": ("imo",),

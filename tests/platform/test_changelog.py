@@ -25,7 +25,7 @@ def test_the_changelog_page_and_the_openapi_description_carry_every_entry(client
     html = page.content.decode()
     for change in CHANGES:
         assert change.on.isoformat() in html and change.on.isoformat() in description
-    assert "engine_version 33" in description
+    assert "engine_version 34" in description
 
 
 # -- the Deprecation header (contract 9.2, RFC 9745) ---------------------------------------------

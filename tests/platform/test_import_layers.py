@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("jobs",),
     ("screening",),
     ("voyages",),
+    ("behaviour",),
     ("monitoring", "cargo", "exports", "portal", "mcp_bridge", "backoffice"),
     ("config",),
 )

@@ -66,7 +66,7 @@ def test_the_first_screen_is_redocs_layout_with_the_title_and_the_sidebar(browse
     assert page.title() == TITLE
     # The documentation sections, then the operation groups, then the webhooks (group names are upper-cased).
     assert _sidebar_labels(page) == DOC_SECTIONS + [group.upper() for group in OPERATION_GROUPS + ["Webhooks"]]
-    assert page.locator(".menu-content").get_by_text("Vessel check", exact=True).is_visible()
+    assert page.locator(".menu-content").get_by_text("Vessels", exact=True).is_visible()
     # Nothing of ours is drawn above Redoc: its layout starts at the top of the page.
     assert page.eval_on_selector("#redoc-container", "el => el.getBoundingClientRect().top") == 0
     menu = page.locator(".menu-content")

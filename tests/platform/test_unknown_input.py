@@ -6,6 +6,7 @@ the corrected body. The OpenAPI document publishes the rule (additionalPropertie
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Any
 
 import pytest
@@ -225,6 +226,55 @@ def test_the_lists_known_parameters_and_format_are_still_taken(client, keyed, ke
     response = client.get("/api/v1/screenings?status=RED&limit=5&format=json", **keyed(key))
     assert response.status_code == 200, response.content
     assert response.json()["screenings"] == []
+
+
+def _keyed_get_operations(client) -> list[tuple[str, dict]]:
+    """Every GET of the published document that takes a key, its path parameters filled with an id no
+    object has (the query is read before the object is looked up)."""
+    document = client.get("/api/v1/openapi.json").json()
+    operations = []
+    for template, item in document["paths"].items():
+        operation = item.get("get")
+        if operation and {"BearerKey": []} in (operation.get("security") or []):
+            operations.append((re.sub(r"\{[^}]+\}", "nosuchid", template), operation))
+    assert len(operations) > 25, [path for path, _ in operations]
+    return operations
+
+
+@pytest.fixture
+def live_key(issue_key):
+    return issue_key("live")  # a live key reaches the live-only operations (corridor monitors) too
+
+
+def test_every_keyed_get_of_the_published_document_refuses_an_unknown_query_parameter(client, keyed, live_key):
+    accepted = {}
+    for path, _ in _keyed_get_operations(client):
+        response = client.get(f"{path}?bogus=1", **keyed(live_key))
+        if response.status_code != 422 or "unknown query parameter bogus" not in response.content.decode():
+            accepted[path] = response.status_code
+    assert accepted == {}
+
+
+def test_every_query_parameter_a_keyed_get_publishes_is_taken_as_known(client, keyed, live_key):
+    refused = {}
+    for path, operation in _keyed_get_operations(client):
+        for parameter in operation.get("parameters") or []:
+            if parameter["in"] != "query":
+                continue
+            response = client.get(f"{path}?{parameter['name']}=x", **keyed(live_key))
+            if "unknown query parameter" in response.content.decode():
+                refused[f"{path}?{parameter['name']}"] = response.status_code
+    assert refused == {}
+
+
+def test_a_detail_get_refuses_an_unknown_query_parameter_and_takes_format(demo_world, client, keyed, key, post):
+    screening = post("/api/v1/screenings", {"imo": demo.GREEN_CLEAN})
+    assert screening.status_code == 201, screening.content
+    path = f"/api/v1/screenings/{screening.json()['id']}"
+    body = _named(client.get(f"{path}?bogus=1", **keyed(key)), "bogus")
+    assert "this request takes no query parameter" in body["field_violations"][0]["message"]
+    assert client.get(f"{path}?format=json", **keyed(key)).status_code == 200
+    assert client.get(path, **keyed(key)).status_code == 200
 
 
 def test_the_port_lookup_refuses_an_unknown_query_parameter(client):

@@ -26,7 +26,7 @@ def test_a_published_edition_reads_basis_published_at_with_its_age():
     assert row["status"] == "ok"
     assert row["basis"] == "published_at"
     assert row["checked_at"] == "2024-05-03T00:00:00Z"
-    assert row["message"].startswith("ofac_sdn published 2024-05-03T00:00:00Z; 937 days old; last checked ")
+    assert row["message"].startswith("The OFAC SDN list published 2024-05-03T00:00:00Z; 937 days old; last checked ")
 
 
 def test_an_undated_edition_keeps_refreshed_at_with_our_last_check():
@@ -35,7 +35,7 @@ def test_an_undated_edition_keeps_refreshed_at_with_our_last_check():
     assert row["basis"] == "refreshed_at"
     checked = datetime.fromisoformat(row["checked_at"].replace("Z", "+00:00"))
     assert datetime.now(UTC) - checked < timedelta(minutes=1)
-    assert "ofac_sdn: publication date unknown" in row["message"]
+    assert "The OFAC SDN list: publication date unknown" in row["message"]
 
 
 def test_a_file_that_stamps_its_date_gives_the_row_that_date():

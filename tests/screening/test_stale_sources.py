@@ -64,6 +64,22 @@ def test_stale_after_the_cadence_from_a_later_now():
     assert "expected at least every 2 days." in row["message"]
 
 
+def test_a_stale_file_of_a_list_with_several_is_named_by_its_display_name_in_the_row():
+    xml = (
+        b'<?xml version="1.0" encoding="UTF-8"?><CONSOLIDATED_LIST dateGenerated="2026-02-27T00:00:09.554Z">'
+        b"<INDIVIDUALS><INDIVIDUAL><DATAID>1</DATAID><FIRST_NAME>FIXTURE</FIRST_NAME></INDIVIDUAL></INDIVIDUALS>"
+        b"</CONSOLIDATED_LIST>"
+    )
+    assert refresh.load_files("un_sanctions", {"xml": xml}, edition="").status == "loaded"
+    csv = b"name,imo,listed_on,reference,flag,vessel_type\nFIXTURE 1718,9074729,2017-01-01,KPi.1,KP,tanker\n"
+    assert refresh.load_files("un_sanctions", {"csv": csv}, edition="un_1718_vessels").status == "loaded"
+    age_our_copy("un_sanctions", "un_1718_vessels", days=31)
+    row = next(r for r in sanctions_source_rows(datastate.current()) if r["source"] == "un_sanctions")
+    assert row["source"] == "un_sanctions"  # the machine field keeps the code
+    assert "Our copy of the UN 1718 Committee vessel list may be out of date" in row["message"]
+    assert "un_1718_vessels" not in row["message"] and "un_sanctions" not in row["message"]
+
+
 def test_stale_when_our_last_check_was_set_back():
     load_ofac()
     then = age_our_copy("ofac_sdn", "", days=5)
@@ -108,8 +124,9 @@ def test_the_keyless_check_and_its_report_say_a_list_is_stale(demo_world, client
     age_our_copy("ofac_sdn", "", days=4)
     body = client.get(f"/api/v1/vessels/{demo.GREEN_CLEAN}/check").json()
     detail = body["sanctions"]["detail"]
-    assert "ofac_sdn published 2024-05-03 (" in detail and "days old)" in detail
-    assert "Our copy of ofac_sdn may be out of date" in detail
+    assert "the OFAC SDN list published 2024-05-03 (" in detail and "days old)" in detail
+    assert "Our copy of the OFAC SDN list may be out of date" in detail
+    assert "ofac_sdn" not in detail  # the prose names lists by their display names; codes stay in the fields
     page = client.get(f"/vessels/{demo.GREEN_CLEAN}/report").content.decode()
     assert "stale: may be out of date" in page
     assert "published 2024-05-03T00:00:00Z" in page  # the match's list edition
@@ -126,7 +143,7 @@ def test_a_list_turning_stale_is_not_answered_from_the_keyless_cache(demo_world,
     SourceFeed.objects.filter(source="ofac_sdn").update(checked_at=timezone.now() - timedelta(days=4))
     freshness.forget_cached()
     second = client.get(f"/api/v1/vessels/{demo.GREEN_CLEAN}/check").json()
-    assert "Our copy of ofac_sdn may be out of date" in second["sanctions"]["detail"]
+    assert "Our copy of the OFAC SDN list may be out of date" in second["sanctions"]["detail"]
 
 
 def test_readyz_names_stale_lists_and_stays_ready(client):

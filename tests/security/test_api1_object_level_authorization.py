@@ -28,6 +28,9 @@ VALID_BODIES = {
     ("post", "/api/v1/match-decisions/{decision_id}/revoke"): {"reviewer": "outsider"},
 }
 LIVE_ONLY_COLLECTIONS = {"corridor-monitors"}  # 403 environment_not_allowed on a test key, whatever the id
+# Paths whose parameter names public reference data, not an object an account owns: a hull's IMO number
+# (GET /vessels/{imo}/behaviour reads the AIS every account shares). Nothing there belongs to a tenant.
+SHARED_REFERENCE_COLLECTIONS = {"vessels"}
 UNKNOWN_ULID = "01JZZZZZZZZZZZZZZZZZZZZZZZ"
 
 
@@ -37,7 +40,11 @@ def _unknown_like(identifier: str) -> str:
 
 
 def _id_operations(published_operations):  # type: ignore[no-untyped-def]
-    return [op for op in published_operations if op.keyed and op.path_parameters]
+    return [
+        op
+        for op in published_operations
+        if op.keyed and op.path_parameters and op.collection not in SHARED_REFERENCE_COLLECTIONS
+    ]
 
 
 # Differ on every read, whatever was changed (an evidence pack says when it was generated, and its hash covers that).

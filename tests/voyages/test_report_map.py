@@ -37,12 +37,17 @@ def _land_pixels(svg: str) -> set[tuple[int, int]]:
 
 
 @pytest.fixture(scope="module")
-def rtm_sin(django_db_setup, django_db_blocker):
+def rtm_sin_coords(django_db_setup, django_db_blocker) -> list[tuple[float, float]]:
     with django_db_blocker.unblock():
         catalogue = get_catalogue()
         origin, destination = catalogue.search("NLRTM", 1)[0].port, catalogue.search("SGSIN", 1)[0].port
     route = routing.compute_route(origin, destination)
-    coords = [tuple(point) for point in routing.route_geojson(route)["geometry"]["coordinates"]]
+    return [tuple(point) for point in routing.route_geojson(route)["geometry"]["coordinates"]]
+
+
+@pytest.fixture(scope="module")
+def rtm_sin(rtm_sin_coords):
+    coords = rtm_sin_coords
     svg = report_map.route_svg(coords)
     west, south, east, north = report_map._bounds(coords)
 
@@ -127,3 +132,28 @@ def test_percent_reads_fractions_as_people_do(fraction, text):
     from voyages.pages.views import percent
 
     assert percent(fraction) == text
+
+
+def test_the_route_map_draws_the_listed_areas_under_the_route_and_the_port_names_over_it(rtm_sin_coords):
+    svg = report_map.route_svg(
+        rtm_sin_coords,
+        title="Rotterdam to Singapore",
+        area_ids=["jwla-southern-red-sea-yemen", "jwla-not-an-area"],
+        ports=[("Rotterdam", "NLRTM"), ("Singapore", "SGSIN")],
+    )
+    assert svg.count("<style>") == 1 and svg.count("<svg") == 1  # one drawing, nothing spliced in
+    areas = re.findall(r'<g class="listed-area" data-area="([^"]+)">', svg)
+    assert areas == ["jwla-southern-red-sea-yemen"]
+    labels = re.findall(r'<text class="port-label" data-role="(\w+)"[^>]*>([^<]+)</text>', svg)
+    assert labels == [("origin", "Rotterdam (NLRTM)"), ("destination", "Singapore (SGSIN)")]
+    route_at = svg.index('<polyline class="route"')
+    assert svg.index('class="listed-area"') < route_at < svg.index('class="port-label"')
+    assert ".area{" in svg and ".port-label{" in svg
+    width, height = report_map.WIDTH, report_map.HEIGHT
+    for x, y in re.findall(r'class="(?:port|area)-label"[^>]* x="([-\d.]+)" y="([-\d.]+)"', svg):
+        assert 0 <= float(x) <= width and 0 <= float(y) <= height
+
+
+def test_a_route_map_without_areas_or_ports_draws_neither(rtm_sin):
+    svg, _ = rtm_sin
+    assert 'class="listed-area"' not in svg and 'class="port-label"' not in svg

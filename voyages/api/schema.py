@@ -10,6 +10,7 @@ from rest_framework import serializers
 from core.api.strict_input import StrictInputSerializer
 from jobs.models import Job, JobItem
 from metering.quota import LIVE_MAX_ROUTES, TEST_MAX_ROUTES
+from screening.api.schema import ImoTextField
 from voyages.passages import PASSAGES
 from voyages.requests import (
     FUEL_TYPES,
@@ -94,6 +95,12 @@ class AssessmentRequestSchema(StrictInputSerializer):
         required=False, allow_null=True, allow_blank=True, max_length=MAX_CUSTOMER_REFERENCE
     )
     route = RouteRequestSchema()
+    imo = ImoTextField(
+        required=False,
+        help_text="The hull sailing the route (7 digits with a valid check digit). Adds the `ais_behaviour` "
+        "driver: what the hull's AIS showed over the last 90 days. It carries weight 0, so the score stays the "
+        "pinned weighted average of the five drivers.",
+    )
 
 
 class RouteSchema(serializers.Serializer):
@@ -167,6 +174,7 @@ class AssessmentSchema(serializers.Serializer):
     id = serializers.CharField()
     customer_reference = serializers.CharField(required=False)
     route = RouteSchema()
+    imo = serializers.CharField(required=False, help_text="Present when the request named the hull")
     score = serializers.IntegerField()
     risk_level = serializers.ChoiceField(choices=["low", "moderate", "elevated", "high", "severe"])
     drivers = DriverSchema(many=True)

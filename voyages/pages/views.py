@@ -17,7 +17,6 @@ from metering.auth import signup_url
 from screening.pages.labels import BASES, SOURCE_STATUS
 from voyages.layers.jwc import LISTED_AREAS
 from voyages.models import VoyageAssessment
-from voyages.pages.map_overlay import with_overlay
 from voyages.ports import get_catalogue
 from voyages.report_links import assessment_id_from
 from voyages.report_map import route_svg
@@ -113,12 +112,12 @@ def voyage_report(request: HttpRequest, token: str) -> HttpResponse:
     drivers = sorted(document.get("drivers", []), key=lambda d: d.get("relative_rank", 99))
     origin_port, dest_port = port_name(origin), port_name(destination)
     areas = document.get("jwc_intersected_areas") or []
-    svg = route_svg(coords, highlighted=_in_listed_areas(coords), title=f"{origin_port['name']} to {dest_port['name']}")
-    svg = with_overlay(
-        svg,
+    svg = route_svg(
         coords,
-        [area["id"] for area in areas],
-        [(origin_port["name"], origin), (dest_port["name"], destination)],
+        highlighted=_in_listed_areas(coords),
+        title=f"{origin_port['name']} to {dest_port['name']}",
+        area_ids=[area["id"] for area in areas],
+        ports=[(origin_port["name"], origin), (dest_port["name"], destination)],
     )
     floor = document.get("score_floor")
     context = {
@@ -131,7 +130,7 @@ def voyage_report(request: HttpRequest, token: str) -> HttpResponse:
         "sources": _sources(document.get("sources") or []),
         "jwc_areas": _with_share(areas),
         "eez_rows": _with_share(document.get("eez_transit") or []),
-        "map_svg": mark_safe(svg),  # noqa: S308 - SVG built from numbers and escaped text (report_map, map_overlay)
+        "map_svg": mark_safe(svg),  # noqa: S308 - SVG built from numbers and escaped text (voyages.report_map)
         "signup_url": signup_url(),
     }
     return render(request, "voyages/assessment_report.html", context)

@@ -192,9 +192,18 @@ def test_an_aggregated_record_with_only_watchlist_tags_is_not_called_a_designati
 
 def test_coverage_sentences_fit_the_verdict():
     _, red = _detail(_hit("ofac_sdn", MATCH_EXACT_IMO, imo="9074729"), gaps=("uk_sanctions",))
-    assert "uk_sanctions" in red and "re-screen" not in red and "stands" in red
+    assert "the UK Sanctions List could not be loaded" in red and "re-screen" not in red and "stands" in red
     _, green = _detail(gaps=("uk_sanctions",))
     assert "not a clean pass" in green and "re-screen" in green
+    assert "uk_sanctions" not in red + green  # the prose names the list; coverage_gaps keeps the code
+
+
+def test_an_incomplete_for_coverage_names_the_missing_lists_by_their_display_names():
+    status, detail = _detail(gaps=("ofac_sdn", "ua_war_sanctions"))
+    assert status == "INCOMPLETE"
+    assert "Missing core source: the OFAC SDN list." in detail
+    assert "Also unavailable: the Ukrainian war-sanctions watchlist." in detail
+    assert "ofac_sdn" not in detail and "ua_war_sanctions" not in detail
 
 
 def test_a_green_with_ruled_out_rows_says_what_they_were(demo_world, key, screen):

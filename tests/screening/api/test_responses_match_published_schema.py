@@ -9,77 +9,26 @@ The last assertion makes a newly published operation fail here until this test e
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 from datetime import date
 from types import SimpleNamespace
 
 import pytest
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 
 from accounts.models import Account
 from metering.models import QuotaCounter
 from screening import demo, engine
+from tests.support.published_schema import Published
 from voyages import batches
 from voyages.models import VoyageBatchItem
 
 pytestmark = pytest.mark.django_db
 
 _keys = itertools.count()
-DOCUMENT_URI = "urn:service:openapi"
-
-
-def _pointer(*parts: str) -> str:
-    return "/".join(part.replace("~", "~0").replace("/", "~1") for part in parts)
-
-
-@dataclass
-class Published:
-    """The served document, and every response checked against it."""
-
-    document: dict
-    exercised: set[tuple[str, str]] = field(default_factory=set)
-    failures: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        resource = Resource.from_contents(self.document, default_specification=DRAFT202012)
-        self.registry = Registry().with_resource(DOCUMENT_URI, resource)
-
-    def check(self, template: str, method: str, response) -> dict:  # type: ignore[no-untyped-def]
-        """Validate `response` against the schema `template` `method` publishes for its status."""
-        self.exercised.add((template, method))
-        status = str(response.status_code)
-        label = f"{method.upper()} {template} -> {status}"
-        operation = self.document["paths"].get(template, {}).get(method)
-        if operation is None:
-            self.failures.append(f"{label}: operation not published")
-            return {}
-        if status not in operation["responses"]:
-            self.failures.append(f"{label}: status not documented ({sorted(operation['responses'])})")
-            return {}
-        content = operation["responses"][status].get("content", {})
-        if "application/json" not in content:
-            self.failures.append(f"{label}: no application/json body documented")
-            return {}
-        body = response.json()
-        pointer = _pointer("paths", template, method, "responses", status, "content", "application/json", "schema")
-        validator = Draft202012Validator(
-            {"$ref": f"{DOCUMENT_URI}#/{pointer}"},
-            registry=self.registry,
-            format_checker=Draft202012Validator.FORMAT_CHECKER,
-        )
-        for error in validator.iter_errors(body):
-            where = "/".join(str(p) for p in error.absolute_path) or "(body)"
-            self.failures.append(f"{label}: {where}: {error.message[:300]}")
-        return body
 
 
 @pytest.fixture
 def published(client) -> Published:
-    response = client.get("/api/v1/openapi.json")
-    assert response.status_code == 200
-    return Published(response.json())
+    return Published.served_by(client)
 
 
 def _post(client, keyed, raw: str, path: str, body: dict, **extra):  # type: ignore[no-untyped-def]
@@ -173,6 +122,10 @@ def test_every_operation_answers_what_the_published_schema_describes(
     ):
         check = client.get(f"/api/v1/vessels/{imo}/check", REMOTE_ADDR="198.51.100.44")
         published.check("/api/v1/vessels/{imo}/check", "get", check)
+    # Vessel behaviour (no AIS loaded here: observed false; tests/behaviour checks a loaded world).
+    behaviour = "/api/v1/vessels/{imo}/behaviour"
+    for imo in (demo.GREEN_CLEAN, "1234567"):
+        published.check(behaviour, "get", client.get(f"/api/v1/vessels/{imo}/behaviour", **keyed(raw)))
     for query in ("?query=Rotterdam&limit=3", "?query=NLRTM", "?query=Port%20Said", "?query=zzzzqqq"):
         published.check("/api/v1/ports", "get", client.get(f"/api/v1/ports{query}"))
 

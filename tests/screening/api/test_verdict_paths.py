@@ -157,7 +157,7 @@ def test_record_carries_versions_and_timestamps(demo_world, key, screen):
     body = screen(key, demo.GREEN_CLEAN, customer_reference="PO-77").json()
     assert body["id"].startswith("scr_")
     assert body["methodology_version"] == "vessel_screening_external_v1"
-    assert body["engine_version"] == 33
+    assert body["engine_version"] == 34
     assert body["customer_reference"] == "PO-77"
     assert body["screened_at"].endswith("Z") and body["expires_at"] > body["screened_at"]
     assert "superseded_by" not in body
