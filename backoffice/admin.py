@@ -30,6 +30,7 @@ from django.utils.html import format_html
 from accounts.models import Account, ApiKey
 from backoffice import (
     account_admin,  # noqa: F401  (registers accounts and keys)
+    behaviour_admin,  # noqa: F401  (registers AIS loads, links and behaviour events)
     metering_admin,  # noqa: F401  (registers the allowance counters and ledger)
     services,
     webhook_admin,  # noqa: F401  (registers endpoints, deliveries and events)

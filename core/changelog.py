@@ -31,8 +31,8 @@ CHANGES = (
     Change(date(2026, 11, 28), "added",
            "POST /api/v1/screenings takes include_behaviour (default false): the record carries behaviour, the "
            "last 90 days of the hull's AIS (observed, counts by kind, the strongest events, a link to the "
-           "report). It never changes sanctions.status, and the vetting grade keeps its five factors. MCP "
-           "screen_vessel takes it too.", 34),
+           "report). It never changes sanctions.status, and the vetting grade keeps its five factors. Screening "
+           "batches take it for every hull (and echo it); so do MCP screen_vessel and submit_screening_batch.", 34),
     Change(date(2026, 11, 28), "added",
            "Webhook event vessel_behaviour.flagged: a live-monitored hull's AIS shows a new event of medium or "
            "high severity (sent once per event and monitor when the AIS load revealing it commits)."),

@@ -618,10 +618,14 @@ def register(server: MCPServer) -> None:
         ctx: Context,
         include_vetting: Annotated[bool, Field(description="Grade every hull A-E (default true)")] = True,
         customer_reference: Annotated[str | None, Field(description="Your reference for the batch")] = None,
+        include_behaviour: Annotated[
+            bool, Field(description="Every record carries the hull's last 90 days of AIS (default false)")
+        ] = False,
         idempotency_key: IdempotencyKey = None,
     ) -> dict[str, Any]:
         body = _present(items=items, customer_reference=customer_reference)
         body["include_vetting"] = include_vetting
+        body["include_behaviour"] = include_behaviour
         return await _call(ctx, "submit_screening_batch", body=body, idempotency_key=idempotency_key)
 
     @keyed("get_screening_batch")

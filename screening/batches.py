@@ -92,6 +92,7 @@ def screen_item(run: ItemRun[ScreeningBatch, ScreeningBatchItem]) -> None:
         vessel_name=item.request.get("vessel_name") or None,
         customer_reference=item.request.get("customer_reference"),
         include_vetting=batch.include_vetting,
+        include_behaviour=batch.include_behaviour,
     )
     now = timezone.now()
     result = engine.screen_hull(
@@ -144,6 +145,7 @@ def batch_document(batch: ScreeningBatch) -> dict:
         "status": batch.status,
         "customer_reference": batch.customer_reference or None,
         "include_vetting": batch.include_vetting,
+        "include_behaviour": batch.include_behaviour,
         "item_count": batch.item_count,
         "accepted_count": batch.accepted_count,
         "counts": counts,
@@ -216,8 +218,9 @@ def _read_item(index: int, item: Any, correction: bool) -> tuple[ParsedImo | Non
     return (parsed if not violations else None), violations
 
 
-def _batch_fields(body: Any) -> tuple[list, bool, str]:
-    """The batch-level fields, or 422 naming the first that is wrong (nothing is reserved)."""
+def _batch_fields(body: Any) -> tuple[list, dict[str, bool], str]:
+    """The items, the batch-level flags (include_vetting, include_behaviour) and the reference, or 422 naming
+    the first field that is wrong (nothing is reserved)."""
     if not isinstance(body, dict):
         raise FieldViolation([_violation("body", f"must be a JSON object {{items: [...]}}; {RESEND}.")])
     items = body.get("items")
@@ -244,12 +247,15 @@ def _batch_fields(body: Any) -> tuple[list, bool, str]:
     include_vetting = body.get("include_vetting", True)
     if not isinstance(include_vetting, bool):
         violations.append(_violation("include_vetting", f"must be true or false; {RESEND}."))
+    include_behaviour = body.get("include_behaviour", False)
+    if not isinstance(include_behaviour, bool):
+        violations.append(_violation("include_behaviour", f"must be true or false; {RESEND}."))
     reference = body.get("customer_reference")
     if reference is not None and (not isinstance(reference, str) or len(reference) > 200):
         violations.append(_violation("customer_reference", f"must be a string of at most 200 characters; {RESEND}."))
     if violations:
         raise FieldViolation(violations)
-    return items, include_vetting, reference or ""
+    return items, {"include_vetting": include_vetting, "include_behaviour": include_behaviour}, reference or ""
 
 
 def create_batch(
@@ -265,7 +271,7 @@ def create_batch(
     `in_transaction` runs inside the transaction that writes the batch and reserves its units,
     with the CreatedJob (`.body`, the 202 document; `.quota`): the idempotent answer commits with it.
     """
-    items, include_vetting, reference = _batch_fields(body)
+    items, flags, reference = _batch_fields(body)
     correction = account.appended_digit_correction
     specs: list[ItemSpec] = []
     parsed: dict[int, ParsedImo] = {}
@@ -303,7 +309,7 @@ def create_batch(
         environment,
         specs,
         customer_reference=reference,
-        job_fields={"include_vetting": include_vetting},
+        job_fields=flags,
         in_transaction=written,
     )
 

@@ -233,6 +233,9 @@ class ScreeningBatch(Job):
     ID_PREFIX = "sbt"
 
     include_vetting = models.BooleanField(default=True, help_text="Applies to every item of the batch.")
+    include_behaviour = models.BooleanField(
+        default=False, help_text="Every record carries the AIS behaviour block (screening/behaviour_block.py)."
+    )
 
     class Meta:
         verbose_name_plural = "screening batches"

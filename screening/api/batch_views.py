@@ -48,6 +48,9 @@ class ScreeningBatchRequestSchema(StrictInputSerializer):
         "others run; when none is valid the batch is 422 (naming each item's violations) and nothing is reserved.",
     )
     include_vetting = serializers.BooleanField(required=False, default=True, help_text="Applies to every hull")
+    include_behaviour = serializers.BooleanField(
+        required=False, default=False, help_text="Every record carries `behaviour`, as POST /screenings gives it"
+    )
     customer_reference = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=200)
 
 
@@ -71,6 +74,7 @@ class ScreeningBatchSchema(serializers.Serializer):
     )
     customer_reference = serializers.CharField(allow_null=True)
     include_vetting = serializers.BooleanField()
+    include_behaviour = serializers.BooleanField()
     item_count = serializers.IntegerField()
     accepted_count = serializers.IntegerField(help_text="Hulls accepted (each reserved one screening unit)")
     counts = serializers.DictField(child=serializers.IntegerField(), help_text="Items by status")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from screening import demo
@@ -45,5 +47,33 @@ def test_include_behaviour_adds_the_ninety_day_block_and_changes_neither_verdict
 
 def test_include_behaviour_must_be_a_boolean(demo_world, issue_key, screen):  # noqa: F811
     response = screen(issue_key("test"), demo.GREEN_CLEAN, include_behaviour="yes")
+    assert response.status_code == 422
+    assert [v["field"] for v in response.json()["field_violations"]] == ["include_behaviour"]
+
+
+def test_a_batch_with_include_behaviour_gives_every_record_the_block(
+    demo_world, issue_key, client, keyed, settings, tmp_path
+):
+    from screening.models import Screening
+    from tests.screening.api.test_screening_batches import run_all
+
+    settings.AIS_STORE_DIR = tmp_path / "ais"
+    raw = issue_key("test", plan="paid")
+    body = {"items": [{"imo": demo.GREEN_CLEAN}, {"imo": demo.RED_OFAC}], "include_behaviour": True}
+    created = client.post(
+        "/api/v1/screening-batches", data=body, content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="batch-behaviour", **keyed(raw),
+    ).json()  # fmt: skip
+    assert created["include_behaviour"] is True
+    assert run_all(created["id"]) == ["succeeded", "succeeded"]
+    records = [json.loads(bytes(screening.document)) for screening in Screening.objects.order_by("screened_at")]
+    assert [record["behaviour"]["window_days"] for record in records] == [90, 90]
+
+
+def test_a_batch_refuses_an_include_behaviour_that_is_not_a_boolean(demo_world, issue_key, client, keyed):
+    response = client.post(
+        "/api/v1/screening-batches", data={"items": [{"imo": demo.GREEN_CLEAN}], "include_behaviour": "yes"},
+        content_type="application/json", HTTP_IDEMPOTENCY_KEY="batch-behaviour-bad", **keyed(issue_key("test")),
+    )  # fmt: skip
     assert response.status_code == 422
     assert [v["field"] for v in response.json()["field_violations"]] == ["include_behaviour"]

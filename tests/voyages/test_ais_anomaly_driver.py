@@ -14,9 +14,11 @@ ROUTE = {"origin": "NLRTM", "destination": "SGSIN"}
 
 @pytest.mark.slow
 def test_the_ais_driver_is_listed_last_with_weight_zero_and_the_score_is_unchanged(
-    client, key, assess, settings, tmp_path
-):  # noqa: F811
-    settings.AIS_STORE_DIR = tmp_path / "ais"
+    client,
+    key,  # noqa: F811
+    assess,  # noqa: F811
+    ais_store,
+):
     plain = assess(key, ROUTE).json()
     response = assess(key, ROUTE, imo="IMO 9074729")
     published = Published.served_by(client)
