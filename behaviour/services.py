@@ -430,19 +430,35 @@ def _move(path: Path, folder: Path) -> Path:
     return Path(shutil.move(str(path), str(target)))
 
 
+LAPSED_ERROR = "the loader stopped before the file was committed (its lease ran out)"
+# A dropped file whose loader stopped this many times is given up (moved to failed/), not tried again:
+# a file that kills its loader (memory) would otherwise be retried for ever.
+DROP_MAX_LAPSES = 2
+
+
 def fail_lapsed_loads(now: datetime | None = None) -> int:
-    """Loads whose loader stopped (lease ran out): their files are removed and the row says so."""
+    """Loads whose loader stopped (lease ran out): their files are removed and the row says so. A dropped
+    file still in processing/ goes back to the drop folder for another try, or to failed/ once it has
+    stopped its loader DROP_MAX_LAPSES times."""
     now = now or timezone.now()
     count = 0
     for load in LEASE.lapsed(now):
         store.discard_load(load.pk)
-        if AisLoad.objects.filter(pk=load.pk, status=AisLoad.Status.LOADING, claims=load.claims).update(
-            status=AisLoad.Status.FAILED,
-            lease_expires_at=None,
-            error="the loader stopped before the file was committed (its lease ran out); drop the file again",
-            finished_at=now,
+        if not AisLoad.objects.filter(pk=load.pk, status=AisLoad.Status.LOADING, claims=load.claims).update(
+            status=AisLoad.Status.FAILED, lease_expires_at=None, error=LAPSED_ERROR, finished_at=now
         ):
-            count += 1
+            continue
+        count += 1
+        taken = Path(load.file_path)
+        if load.origin == AisLoad.Origin.DROP_FOLDER and taken.parent.name == DROP_PROCESSING and taken.is_file():
+            lapses = AisLoad.objects.filter(file_sha256=load.file_sha256, error=LAPSED_ERROR).count()
+            if lapses < DROP_MAX_LAPSES:
+                _move(taken, taken.parent.parent)
+            else:
+                failed = _move(taken, taken.parent.parent / DROP_FAILED)
+                failed.with_name(failed.name + ".error.txt").write_text(
+                    f"{LAPSED_ERROR}, {lapses} times: given up (is the worker short of memory?)\n"
+                )
     return count
 
 

@@ -46,7 +46,7 @@ from core.versioned_state import VersionedState
 from monitoring import runs, vessels
 from monitoring.models import RunStatus, VesselMonitor, VesselMonitorRun
 from screening import editions
-from screening.index import NameIndex
+from screening.index import INDEX_FORMAT, NameIndex
 from screening.ingest import record_from_json
 from screening.models import LiveRegisterName, RegisterEntry, SourceSnapshot
 from screening.name_rules import ENTITY_NAME_CUTOFF, RULES_VERSION, VESSEL_NAME_CUTOFF
@@ -186,7 +186,9 @@ STALE_INDEX_SECONDS = 3600
 
 def _folder_for(version: tuple) -> Path:
     database = settings.DATABASES["default"]
-    stamp = repr((database.get("HOST"), database.get("PORT"), database.get("NAME"), RULES_VERSION, version))
+    stamp = repr(
+        (database.get("HOST"), database.get("PORT"), database.get("NAME"), RULES_VERSION, INDEX_FORMAT, version)
+    )
     return Path(settings.VAR_DIR) / INDEX_FOLDER / f"monitored-{hashlib.sha256(stamp.encode()).hexdigest()[:20]}"
 
 

@@ -145,10 +145,29 @@ for _column in range(_COLUMNS):
     _GROUPING[_column, _GROUP_OF.get(_character, 7)] = 1
 
 
+# A group's count is kept up to 31, so eight differences (at most 248) sum inside one byte: the bound is read
+# with one multiplication per name (_grouped_unshared). Capping only shrinks differences: still a lower bound.
+_GROUP_CAP = 31
+_BYTE_SUM = np.uint64(0x0101010101010101)
+_TOP_BYTE = np.uint64(56)
+# Bump when the arrays' meaning changes: a saved index of another format is rebuilt, never read.
+INDEX_FORMAT = 2
+
+
 def _signatures(letter_counts: np.ndarray) -> np.ndarray:
-    """Each name's letter counts summed into _GROUPS groups (at most 255), packed into one uint64."""
-    grouped = np.minimum(letter_counts.astype(np.uint16) @ _GROUPING, 255).astype(np.uint8)
+    """Each name's letter counts summed into _GROUPS groups (at most _GROUP_CAP), packed into one uint64."""
+    grouped = np.minimum(letter_counts.astype(np.uint16) @ _GROUPING, _GROUP_CAP).astype(np.uint8)
     return np.ascontiguousarray(grouped).view(np.uint64).reshape(-1)
+
+
+def _grouped_unshared(signatures: np.ndarray, query_signature: np.ndarray) -> np.ndarray:
+    """For each name, the sum over the eight groups of |its count - the query's|: byte-wise differences of
+    the packed words (max - min, no int16 copy), summed by multiplying with 0x0101...01 and taking the top
+    byte (exact: the sum never exceeds 8 x _GROUP_CAP < 256)."""
+    names = signatures.view(np.uint8).reshape(-1, _GROUPS)
+    query = query_signature.view(np.uint8)
+    differences = (np.maximum(names, query) - np.minimum(names, query)).view(np.uint64).reshape(-1)
+    return ((differences * _BYTE_SUM) >> _TOP_BYTE).astype(np.int64)
 
 
 _BUILD_CHUNK = 100_000
@@ -405,20 +424,24 @@ class NameIndex:
         query_length = len(folded)
         edits_count = NEAR_VARIANT_SCORE >= cutoff
         keep = candidates
-        lengths = self._length[keep].astype(np.int64)
+        lengths = self._length[keep]
         if len(keep) > _LENGTH_FIRST_FROM:
             # The letters bound below is at least the length difference: on many candidates (an index of
-            # a million names) dropping by length first spares most of the letter counts.
-            passes = self._may_reach(np.abs(lengths - query_length), lengths, query_length, cutoff, edits_count)
-            keep, lengths = keep[passes], lengths[passes]
-        long_enough = ~self._short[keep]
-        keep, lengths = keep[long_enough], lengths[long_enough]
+            # a million names) dropping by length first spares most of the letter counts. The bound depends
+            # on the length alone, so it is worked out once per length and looked up.
+            every_length = np.arange(int(lengths.max()) + 1, dtype=np.int64)
+            by_length = self._may_reach(
+                np.abs(every_length - query_length), every_length, query_length, cutoff, edits_count
+            )
+            passes = by_length[lengths] & ~self._short[keep]
+        else:
+            passes = ~self._short[keep]
+        keep, lengths = keep[passes], lengths[passes].astype(np.int64)
         query_counts = _letter_counts([folded])
         if len(keep) > _LENGTH_FIRST_FROM:
             # Letters counted in eight groups first (one 8-byte word per name): a weaker bound, read at a
-            # fifth of the cost, that leaves the full counts to the few it cannot drop.
-            grouped = self._signature[keep].view(np.uint8).reshape(-1, _GROUPS).astype(np.int16)
-            unshared = np.abs(grouped - _signatures(query_counts).view(np.uint8).astype(np.int16)).sum(axis=1)
+            # fraction of the cost, that leaves the full counts to the few it cannot drop.
+            unshared = _grouped_unshared(self._signature[keep], _signatures(query_counts))
             passes = self._may_reach(unshared, lengths, query_length, cutoff, edits_count)
             keep, lengths = keep[passes], lengths[passes]
         unshared = np.abs(self._letters[keep].astype(np.int16) - query_counts[0]).sum(axis=1)

@@ -177,12 +177,19 @@ def transliteration_key(folded: str) -> str:
     return folded.replace(" ", "")
 
 
+@lru_cache(maxsize=4096)
+def _series_marks(folded: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A folded name's numbers and one-letter words, each sorted (a query's are read once per search)."""
+    return tuple(sorted(_NUMBER.findall(folded))), tuple(sorted(_LETTER_MARK.findall(folded)))
+
+
 def series_differ(query: str, listed: str) -> bool:
     """Whether two folded names name different hulls of a series: their numbers differ (one having none
     counts), or both carry a one-letter word and those differ ("MARIA E" / "MARIA R")."""
-    if sorted(_NUMBER.findall(query)) != sorted(_NUMBER.findall(listed)):
+    query_numbers, query_letters = _series_marks(query)
+    listed_numbers, listed_letters = _series_marks(listed)
+    if query_numbers != listed_numbers:
         return True
-    query_letters, listed_letters = sorted(_LETTER_MARK.findall(query)), sorted(_LETTER_MARK.findall(listed))
     return bool(query_letters and listed_letters and query_letters != listed_letters)
 
 

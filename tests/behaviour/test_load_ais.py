@@ -170,3 +170,41 @@ def test_the_drop_folder_loads_settled_files_and_moves_each_to_loaded_or_failed(
     assert "expected" in (drop / "failed" / "notes.txt.error.txt").read_text()
     assert fresh.is_file(), "a file written moments ago is left for the next pass"
     assert AisLoad.objects.get(status=AisLoad.Status.COMMITTED).origin == AisLoad.Origin.DROP_FOLDER
+
+
+def test_a_dropped_file_whose_loader_stopped_is_tried_again_then_given_up(
+    ais_store, settings, tmp_path, ny_harbor_hour
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    drop = tmp_path / "drop"
+    (drop / "processing").mkdir(parents=True)
+    settings.AIS_DROP_DIR = str(drop)
+
+    def stopped_loader() -> AisLoad:
+        """A load claimed from processing/ whose worker died: its lease ran out, its files half written."""
+        taken = drop / "processing" / ny_harbor_hour.name
+        taken.write_bytes(ny_harbor_hour.read_bytes())
+        queued = services.queue_load(taken, AisLoad.Origin.DROP_FOLDER)
+        AisLoad.objects.filter(pk=queued.load.pk).update(
+            status=AisLoad.Status.LOADING, claims=1, lease_expires_at=timezone.now() - timedelta(seconds=1)
+        )
+        half = ais_store / "positions" / "day=2020-06-30" / f"load={queued.load.pk}"
+        half.mkdir(parents=True)
+        (half / "part-00000.parquet").write_bytes(b"partial")
+        return queued.load
+
+    first = stopped_loader()
+    assert services.fail_lapsed_loads() == 1
+    assert AisLoad.objects.get(pk=first.pk).status == AisLoad.Status.FAILED
+    assert _store_dirs(ais_store) == []
+    back = drop / ny_harbor_hour.name
+    assert back.is_file(), "the file is back in the drop folder for another try"
+    back.unlink()
+
+    stopped_loader()
+    assert services.fail_lapsed_loads() == 1
+    assert (drop / "failed" / ny_harbor_hour.name).is_file()
+    assert "given up" in (drop / "failed" / f"{ny_harbor_hour.name}.error.txt").read_text()
