@@ -28,6 +28,7 @@ class AisLoad(models.Model):
     class Origin(models.TextChoices):
         COMMAND = "command"  # manage.py load_ais
         DROP_FOLDER = "drop_folder"  # AIS_DROP_DIR, picked up by the worker
+        DEMO = "demo"  # the demo world's generated AIS (behaviour/demo.py), never a real feed
 
     file_name = models.CharField(max_length=500)
     file_path = models.CharField(max_length=1000, blank=True, help_text="Where the file was read from.")

@@ -118,7 +118,12 @@ def _coverage(mmsis: list[int], start: datetime, end: datetime) -> dict[str, Any
         "last_position_at": rfc3339(totals["last"]),
         "longest_gap_hours": round((totals["longest_gap"] or 0) / 3600, 1),
         "files": [
-            {"file_name": load.file_name, "format": load.format, "loaded_at": rfc3339(load.finished_at)}
+            {
+                "file_name": load.file_name,
+                "format": load.format,
+                "origin": load.origin,
+                "loaded_at": rfc3339(load.finished_at),
+            }
             for load in loads
         ],
     }

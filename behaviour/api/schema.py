@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from behaviour.detectors.base import EventKind, Severity
-from behaviour.models import AisLink
+from behaviour.models import AisLink, AisLoad
 
 # Published once each (SPECTACULAR_SETTINGS ENUM_NAME_OVERRIDES): BehaviourEventKindEnum, BehaviourSeverityEnum.
 EVENT_KINDS = [kind.value for kind in EventKind]
@@ -57,6 +57,10 @@ class BehaviourIdentitySchema(serializers.Serializer):
 class BehaviourFileSchema(serializers.Serializer):
     file_name = serializers.CharField()
     format = serializers.ChoiceField(choices=["dma", "marinecadastre", "nmea"])
+    origin = serializers.ChoiceField(
+        choices=AisLoad.Origin.values,
+        help_text="command (manage.py load_ais), drop_folder, or demo: the demo world's generated AIS, not a feed",
+    )
     loaded_at = serializers.DateTimeField(allow_null=True)
 
 

@@ -119,38 +119,16 @@ class LayerContext:
         self._hub_xyz = unit_xyz_km(
             np.array([h.lat for h in self.hubs], dtype="float64"), np.array([h.lon for h in self.hubs], dtype="float64")
         )
-        self._eez_index: PointIndex | None = None
 
     # --- high-risk areas --------------------------------------------------------------------------
 
     def sanctioned_eez(self, lats: np.ndarray, lons: np.ndarray) -> list[str | None]:
-        """For each point, the ISO code of the sanctioned state whose EEZ it lies in, else None.
-
-        EezLayer answers only for routes (countries_along), so this reads its two bases point-wise:
-        the Marine Regions polygons when loaded, else its nearest-port-within-200-nm approximation."""
-        lats = np.asarray(lats, dtype="float64")
-        lons = np.asarray(lons, dtype="float64")
-        owners: list[str | None] = [None] * len(lats)
-        polygons = getattr(self.eez, "_polygons", None)
-        if polygons is not None:
-            for code, geometry in polygons:
-                if self._regimes_for(code)[0] is None:
-                    continue
-                for i in np.flatnonzero(shapely.contains_xy(geometry, lons, lats)):
-                    owners[i] = owners[i] or code
-            return owners
-        codes = getattr(self.eez, "_codes", None)
-        lonlat = getattr(self.eez, "_lonlat", None)
-        if codes is None or lonlat is None:
-            return owners
-        if self._eez_index is None:
-            self._eez_index = PointIndex(lonlat[:, 1], lonlat[:, 0], 200.0 * th.KNOT_KM_H)  # EEZ breadth 200 nm
-        nearest, _ = self._eez_index.nearest(lats, lons)
-        for i in np.flatnonzero(nearest >= 0):
-            code = codes[int(nearest[i])]
-            if self._regimes_for(code)[0] is not None:
-                owners[i] = code
-        return owners
+        """For each point, the ISO code of the sanctioned state whose EEZ it lies in, else None (the voyage
+        engine's EEZ layer, point by point: Marine Regions polygons, else its nearest-port approximation)."""
+        return [
+            code if code is not None and self._regimes_for(code)[0] is not None else None
+            for code in self.eez.countries_at(np.asarray(lats, dtype="float64"), np.asarray(lons, dtype="float64"))
+        ]
 
     def high_risk_areas(self, lats: np.ndarray, lons: np.ndarray) -> list[str | None]:
         lats = np.asarray(lats, dtype="float64")

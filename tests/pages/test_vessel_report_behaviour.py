@@ -57,3 +57,12 @@ def test_a_hull_without_ais_is_said_to_have_none(world, pages, settings, tmp_pat
     tab = pages.open(f"/vessels/{demo.GREEN_CLEAN}/report")
     assert "No AIS of this hull is held for the last 30 days" in tab.inner_text("main")
     assert tab.locator("svg.route-map").count() == 0
+
+
+def test_the_demo_hulls_report_marks_its_events_on_the_track_and_lists_them(world, ais_store, pages):
+    call_command("seed_demo_ais", stdout=io.StringIO())
+    tab = pages.open(f"/vessels/{demo.GREEN_CLEAN}/report")
+    text = tab.inner_text("main")
+    assert "AIS silent for 14.0 h" in text and "Met MMSI 613990111" in text and "Draught went from 8.2 m" in text
+    assert tab.locator("svg.route-map circle.hot").count() == 3
+    shot(tab, "vessel-report-demo-ais")

@@ -20,7 +20,7 @@ import pycountry
 import shapely
 from shapely import STRtree, points
 
-from voyages.layers.geo import RouteInput, inside_mask, route_samples
+from voyages.layers.geo import RouteInput, route_samples
 from voyages.layers.jwc import FULLY_LISTED_COUNTRIES
 from voyages.layers.sanctions_regimes import COMPREHENSIVE, regimes_for
 from voyages.ports import corrected_bundled_ports
@@ -77,18 +77,26 @@ class EezLayer:
 
     def countries_along(self, route: RouteInput) -> list[str | None]:
         samples = route_samples(route)
+        return self.countries_at(samples.lats, samples.lons)
+
+    def countries_at(self, lats: np.ndarray, lons: np.ndarray) -> list[str | None]:
+        """For each point (longitudes in [-180, 180]), the ISO code of the state whose EEZ holds it, else
+        None: the Marine Regions polygons when loaded, else the nearest bundled port within EEZ_BREADTH_NM."""
+        lats, lons = np.asarray(lats, dtype=float), np.asarray(lons, dtype=float)
+        owners: list[str | None] = [None] * len(lons)
+        if not len(lons):
+            return owners
         if self._polygons is not None:
-            owners: list[str | None] = [None] * len(samples.lons)
             for code, geometry in self._polygons:
-                for index in np.nonzero(inside_mask(route, geometry))[0]:
+                for index in np.flatnonzero(shapely.contains_xy(geometry, lons, lats)):
                     owners[index] = owners[index] or code
             return owners
         assert self._tree is not None and self._codes is not None and self._lonlat is not None
-        nearest = self._tree.query_nearest(points(np.column_stack([samples.lons, samples.lats])), all_matches=False)
+        nearest = self._tree.query_nearest(points(np.column_stack([lons, lats])), all_matches=False)
         port_index = nearest[1][np.argsort(nearest[0])]
         port = self._lonlat[port_index]
-        lat1, lat2 = np.radians(samples.lats), np.radians(port[:, 1])
-        dlat, dlon = lat2 - lat1, np.radians(port[:, 0] - samples.lons)
+        lat1, lat2 = np.radians(lats), np.radians(port[:, 1])
+        dlat, dlon = lat2 - lat1, np.radians(port[:, 0] - lons)
         h = np.sin(dlat / 2) ** 2 + np.cos(lat1) * np.cos(lat2) * np.sin(dlon / 2) ** 2
         distance = 2 * 3440.065 * np.arcsin(np.minimum(1.0, np.sqrt(h)))
         return [self._codes[i] if d <= EEZ_BREADTH_NM else None for i, d in zip(port_index, distance, strict=True)]
