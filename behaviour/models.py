@@ -125,7 +125,7 @@ class BehaviourEvent(models.Model):
     lon = models.FloatField()
     summary = models.TextField()
     evidence = models.JSONField(default=dict)
-    detector_version = models.CharField(max_length=20)
+    detector_version = models.CharField(max_length=40)
     detected_at = models.DateTimeField()
     load = models.ForeignKey(AisLoad, null=True, on_delete=models.SET_NULL, related_name="+")
 

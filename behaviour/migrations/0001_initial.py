@@ -99,7 +99,7 @@ class Migration(migrations.Migration):
                 ('lon', models.FloatField()),
                 ('summary', models.TextField()),
                 ('evidence', models.JSONField(default=dict)),
-                ('detector_version', models.CharField(max_length=20)),
+                ('detector_version', models.CharField(max_length=40)),
                 ('detected_at', models.DateTimeField()),
                 ('load', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='behaviour.aisload')),
             ],
