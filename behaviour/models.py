@@ -139,3 +139,14 @@ class BehaviourEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} MMSI {self.mmsi} {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class DetectionLock(models.Model):
+    """The one row a committing load updates first, so loads detect and replace events one at a time."""
+
+    SINGLETON = 1
+
+    taken_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "AIS detection lock"

@@ -153,7 +153,7 @@ def behaviour_report(
     events (oldest first; `after` is the cursor key of the previous page)."""
     identities = hull_mmsis(imo)
     mmsis = [identity.mmsi for identity in identities]
-    coverage = _coverage(mmsis, start, end) if mmsis else _coverage([], start, end)
+    coverage = _coverage(mmsis, start, end)
     events = BehaviourEvent.objects.filter(_window_events(mmsis, start, end)).order_by("started_at", "id")
     if after:
         stamp, _, event_id = after.partition("|")

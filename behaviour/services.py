@@ -33,7 +33,7 @@ from behaviour.ais.readers import read_file
 from behaviour.detectors.base import DetectedEvent
 from behaviour.detectors.context import LayerContext
 from behaviour.detectors.run import detect_all
-from behaviour.models import AisLink, AisLoad, AisVesselDay, BehaviourEvent
+from behaviour.models import AisLink, AisLoad, AisVesselDay, BehaviourEvent, DetectionLock
 from core.api.ids import new_id
 from core.leases import Lease, LeaseLost
 from metering import quota
@@ -171,18 +171,7 @@ def _fail(load: AisLoad, fence: int, writer: store.LoadWriter, message: str) -> 
 
 def _summaries(load: AisLoad, writer: store.LoadWriter) -> list[AisVesselDay]:
     """One row per (mmsi, day) of this load: counts, first/last report, bounding box, longest gap."""
-    files = store._files(writer.root, store.POSITIONS, sorted(writer.days), [load.pk])
-    connection = store._connection()
-    try:
-        rows = connection.execute(
-            "SELECT mmsi, ts // 86400 AS day_number, count(*), min(ts), max(ts), min(lat), max(lat), "
-            "min(lon), max(lon), coalesce(max(gap), 0) FROM ("
-            "  SELECT mmsi, ts, lat, lon, ts - lag(ts) OVER (PARTITION BY mmsi ORDER BY ts) AS gap"
-            f"  FROM read_parquet([{', '.join(store._quoted(Path(name)) for name in files)}])"
-            ") GROUP BY mmsi, day_number ORDER BY mmsi, day_number"
-        ).fetchall()
-    finally:
-        connection.close()
+    rows = writer.daily_summaries()
     return [
         AisVesselDay(
             load=load,
@@ -213,19 +202,7 @@ class StaticLink:
 
 def _static_links(load: AisLoad, writer: store.LoadWriter, counts: dict[str, int]) -> list[StaticLink]:
     """(MMSI, IMO) pairs the ships transmitted in this load; an IMO failing its check digit never links."""
-    days = sorted({*writer.days, *_static_days(writer)})
-    files = store._files(writer.root, store.STATICS, days, [load.pk])
-    if not files:
-        return []
-    connection = store._connection()
-    try:
-        rows = connection.execute(
-            "SELECT mmsi, imo, min(ts), max(ts_last), sum(reports), list(DISTINCT name) "
-            f"FROM read_parquet([{', '.join(store._quoted(Path(name)) for name in files)}]) "
-            "WHERE imo > 0 GROUP BY mmsi, imo ORDER BY mmsi, imo"
-        ).fetchall()
-    finally:
-        connection.close()
+    rows = writer.transmitted_imos()
     links = []
     for mmsi, imo, first, last, reports, names in rows:
         text = f"{int(imo):07d}"
@@ -236,15 +213,6 @@ def _static_links(load: AisLoad, writer: store.LoadWriter, counts: dict[str, int
             StaticLink(int(mmsi), text, int(first), int(last), int(reports), tuple(sorted(n for n in names if n)))
         )
     return links
-
-
-def _static_days(writer: store.LoadWriter) -> list[date]:
-    root = writer.root / store.STATICS
-    found = []
-    for day_dir in root.glob("day=*"):
-        if (day_dir / f"load={writer.load_id}").is_dir():
-            found.append(date.fromisoformat(day_dir.name.split("=", 1)[1]))
-    return found
 
 
 def _save_links(load: AisLoad, links: list[StaticLink]) -> None:
@@ -356,13 +324,26 @@ def _detector_version() -> str:
     return str(thresholds.DETECTOR_VERSION)
 
 
+def _hold_detection_lock() -> None:
+    """Take the detection lock until the transaction ends: an UPDATE of its one row (a row lock on
+    PostgreSQL, the database's write lock on SQLite)."""
+    now = timezone.now()
+    if not DetectionLock.objects.filter(pk=DetectionLock.SINGLETON).update(taken_at=now):
+        DetectionLock.objects.get_or_create(pk=DetectionLock.SINGLETON)
+        DetectionLock.objects.filter(pk=DetectionLock.SINGLETON).update(taken_at=now)
+
+
 def _commit(load: AisLoad, fence: int, fmt: AisFormat, writer: store.LoadWriter, counts: dict[str, int]) -> LoadOutcome:
     summaries = _summaries(load, writer)
     links = _static_links(load, writer, counts)
     window = DetectionWindow.around(writer.days)
-    detected = detect([*committed_load_ids(), load.pk], window)
     assert writer.first_ts is not None and writer.last_ts is not None
     with transaction.atomic():
+        # One load at a time detects and replaces events, cluster-wide, and reads the committed loads only
+        # once it holds the lock: a load committed meanwhile is in its reading, so no event is lost to a
+        # replacement computed without it, and no meeting between two files goes unseen.
+        _hold_detection_lock()
+        detected = detect([*committed_load_ids(), load.pk], window)
         AisVesselDay.objects.bulk_create(summaries, batch_size=2000)
         _save_links(load, links)
         new_events = _replace_events(load, window, detected)

@@ -82,7 +82,8 @@ class LoadWriter:
     statics: int = 0
     first_ts: int | None = None
     last_ts: int | None = None
-    days: set[date] = field(default_factory=set)
+    days: set[date] = field(default_factory=set)  # of its positions
+    static_days: set[date] = field(default_factory=set)
     _parts: int = 0
     _connection: duckdb.DuckDBPyConnection | None = None
 
@@ -103,8 +104,7 @@ class LoadWriter:
         self.statics += len(chunk.statics)
 
     def _write(self, table: str, day: date, frame: pd.DataFrame) -> None:
-        if table == POSITIONS:
-            self.days.add(day)
+        (self.days if table == POSITIONS else self.static_days).add(day)
         target = _load_dir(self.root, table, day, self.load_id)
         target.mkdir(parents=True, exist_ok=True)
         path = target / f"part-{self._parts:05d}.parquet"
@@ -119,6 +119,40 @@ class LoadWriter:
             )
         finally:
             self._connection.unregister("chunk_frame")
+
+    def _rows(self, table: str, days: set[date], select: str) -> list[tuple]:
+        """`select`, its FROM clause written as {files}, over this load's part files of `table`."""
+        files = _files(self.root, table, sorted(days), [self.load_id])
+        if not files:
+            return []
+        connection = _connection()
+        try:
+            source = "read_parquet([" + ", ".join(_quoted(Path(name)) for name in files) + "])"
+            return connection.execute(select.format(files=source)).fetchall()
+        finally:
+            connection.close()
+
+    def daily_summaries(self) -> list[tuple]:
+        """(mmsi, day number, positions, first ts, last ts, min lat, max lat, min lon, max lon, longest gap in
+        seconds) per ship and UTC day of this load's positions."""
+        return self._rows(
+            POSITIONS,
+            self.days,
+            "SELECT mmsi, ts // 86400 AS day_number, count(*), min(ts), max(ts), min(lat), max(lat), "
+            "min(lon), max(lon), coalesce(max(gap), 0) FROM ("
+            "  SELECT mmsi, ts, lat, lon, ts - lag(ts) OVER (PARTITION BY mmsi ORDER BY ts) AS gap FROM {files}"
+            ") GROUP BY mmsi, day_number ORDER BY mmsi, day_number",
+        )
+
+    def transmitted_imos(self) -> list[tuple]:
+        """(mmsi, imo, first ts, last ts, reports, names) of every IMO a ship of this load transmitted (as sent:
+        the check digit is the caller's to judge)."""
+        return self._rows(
+            STATICS,
+            self.static_days,
+            "SELECT mmsi, imo, min(ts), max(ts_last), sum(reports), list(DISTINCT name) FROM {files} "
+            "WHERE imo > 0 GROUP BY mmsi, imo ORDER BY mmsi, imo",
+        )
 
     def close(self) -> None:
         if self._connection is not None:
