@@ -13,7 +13,7 @@ import hashlib
 import logging
 import shutil
 import time
-from collections.abc import Callable
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -111,7 +111,6 @@ def run_load(
     *,
     default_ts: int | None = None,
     now: datetime | None = None,
-    progress: Callable[[int], None] | None = None,
 ) -> LoadOutcome:
     """Claim a queued load, ingest it and commit it (or fail it). Raises LoadRefused for bad input
     (after marking the load failed), LeaseLost when another loader took the claim over."""
@@ -124,14 +123,12 @@ def run_load(
     writer = store.LoadWriter(load.pk)
     try:
         chosen, chunks = read_file(Path(load.file_path), fmt, default_ts=default_ts)
-        counts: dict[str, int] = {}
+        read: Counter[str] = Counter()
         for chunk in chunks:
             writer.add(chunk)
-            for reason, count in chunk.counts.items():
-                counts[reason] = counts.get(reason, 0) + int(count)
-            if progress is not None:
-                progress(writer.positions)
+            read.update(chunk.counts)
         writer.close()
+        counts = {reason: int(count) for reason, count in read.items()}
         if writer.positions == 0:
             raise LoadRefused(
                 f"{load.file_name}: no position report of a ship was left after cleaning "

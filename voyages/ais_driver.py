@@ -32,14 +32,13 @@ def _summary(block: dict) -> str:
 def driver(imo: str, now: datetime, rank: int) -> dict:
     """The driver for the hull `imo`, listed at `rank` (after the weighted five)."""
     block = {**behaviour_block.block(imo, now), "imo": imo}
-    flagged = sum(1 for event in block["strongest"] if event["severity"] in ("low", "medium", "high"))  # the few shown
     counted = sum(count for kind, count in block["counts"].items() if kind != "port_call")
     return {
         "source": SOURCE,
         "label": LABEL,
         "summary": _summary(block),
         "event_count": counted if block["observed"] else None,
-        "signal_score": SEVERITY_SIGNAL.get(block["highest_severity"] or "info", 0) if flagged else 0,
+        "signal_score": SEVERITY_SIGNAL[block["highest_severity"] or "info"],
         "weight_pct": 0,
         "contribution_pct": 0.0,
         "contribution_band": "minimal",
